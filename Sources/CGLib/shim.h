@@ -1,0 +1,4 @@
+#ifndef HOTSPOT_CGLIB_SHIM_H
+#define HOTSPOT_CGLIB_SHIM_H
+#include <glib.h>
+#endif
