@@ -35,7 +35,7 @@ let package = Package(
 
         .executableTarget(name: "dbus-benchmark", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
 
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "BusTestKit"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// What the bus thread asks of the connection it serves, between running jobs: which descriptor
+/// to poll and for how long, and what to do when it is ready. Both run on the bus thread.
+protocol BusThreadClient: AnyObject, Sendable {
+    func pollPlan() -> BusThread.PollPlan
+    func ioReady(revents: Int16)
+}
+
+/// One OS thread that owns a libdbus connection and is the serial executor of its actor
+/// (SE-0392). Jobs enqueued by Swift concurrency and libdbus I/O interleave on this thread only,
+/// so libdbus is never touched from two threads and the compiler enforces it through the actor.
+///
+/// `@unchecked Sendable` is sound here: the job queue and flags live in a `Mutex`, the thread id
+/// in an `Atomic`, and `client` is written once before the thread starts and only read on it.
+final class BusThread: SerialExecutor, @unchecked Sendable {
+    struct PollPlan {
+        var fd: Int32
+        var events: Int16
+        /// Milliseconds, or -1 for no limit.
+        var timeout: Int32
+    }
+
+    private struct Queue {
+        var jobs: [UnownedJob] = []
+        var sleeping = false
+        var stopping = false
+    }
+
+    private let queue = Mutex(Queue())
+    private let threadID = Atomic<UInt>(0)
+    /// A self-pipe: enqueue() writes a byte to wake a thread sleeping in poll().
+    private let wakeFD: Int32
+    private let wakeWriteFD: Int32
+    private weak var client: (any BusThreadClient)?
+    private var thread: pthread_t?
+
+    init() {
+        var fds: [Int32] = [-1, -1]
+        let rc = pipe(&fds)
+        precondition(rc == 0, "pipe failed: \(errno)")
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wakeFD = fds[0]
+        wakeWriteFD = fds[1]
+    }
+
+    deinit {
+        close(wakeFD)
+        close(wakeWriteFD)
+    }
+
+    /// Starts the thread, serving `client`. Called once.
+    func start(serving client: any BusThreadClient) {
+        self.client = client
+        let box = Unmanaged.passRetained(self)
+        var tid = pthread_t()
+        let rc = pthread_create(&tid, nil, { raw in
+            let me = Unmanaged<BusThread>.fromOpaque(raw!).takeRetainedValue()
+            me.run()
+            return nil
+        }, box.toOpaque())
+        precondition(rc == 0, "pthread_create failed: \(rc)")
+        pthread_detach(tid)
+        thread = tid
+    }
+
+    /// Asks the thread to finish: it runs the jobs already queued, then exits.
+    func stop() {
+        let wake = queue.withLock { q -> Bool in
+            q.stopping = true
+            return true
+        }
+        if wake { signalWake() }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        let wake = queue.withLock { q -> Bool in
+            q.jobs.append(unowned)
+            defer { q.sleeping = false }
+            return q.sleeping
+        }
+        if wake { signalWake() }
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    func isIsolatingCurrentContext() -> Bool? {
+        threadID.load(ordering: .acquiring) == UInt(pthread_self())
+    }
+
+    func checkIsolated() {
+        precondition(threadID.load(ordering: .acquiring) == UInt(pthread_self()),
+                     "not on the D-Bus connection's thread")
+    }
+
+    /// True when called on this bus thread.
+    var isCurrent: Bool { threadID.load(ordering: .acquiring) == UInt(pthread_self()) }
+
+    private func signalWake() {
+        var one: UInt8 = 1
+        _ = write(wakeWriteFD, &one, 1)
+    }
+
+    private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
+        let me = asUnownedSerialExecutor()
+        var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), pollfd(fd: -1, events: 0, revents: 0)]
+        while true {
+            // Run what is queued, a bounded batch at a time so I/O is never starved.
+            let (jobs, stopping) = queue.withLock { q -> ([UnownedJob], Bool) in
+                let batch = q.jobs
+                q.jobs.removeAll(keepingCapacity: true)
+                return (batch, q.stopping)
+            }
+            for job in jobs { job.runSynchronously(on: me) }
+            if stopping && jobs.isEmpty { break }
+
+            let plan = client?.pollPlan() ?? PollPlan(fd: -1, events: 0, timeout: -1)
+            fds[1] = pollfd(fd: plan.fd, events: plan.events, revents: 0)
+            fds[0].revents = 0
+            // Sleep only when nothing is queued; enqueue() wakes us through the eventfd.
+            let mayBlock = queue.withLock { q -> Bool in
+                if q.jobs.isEmpty && !q.stopping { q.sleeping = true; return true }
+                return false
+            }
+            let rc = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, 2, mayBlock ? plan.timeout : 0) }
+            if mayBlock { queue.withLock { $0.sleeping = false } }
+            if rc > 0 && fds[0].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 64)
+                while read(wakeFD, &drain, 64) == 64 {}
+            }
+            client?.ioReady(revents: rc > 0 ? fds[1].revents : 0)
+        }
+        threadID.store(0, ordering: .releasing)
+    }
+}

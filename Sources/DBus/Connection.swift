@@ -1,0 +1,750 @@
+import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private connection to a message bus, owned by one thread that is this actor's executor.
+///
+/// Every libdbus call happens on that thread; only Sendable values cross. Replies are matched by
+/// serial in Swift with Swift-side deadlines, signals are routed to subscribers by their match
+/// rules, and incoming method calls are dispatched to exported interface tables. The connection
+/// is opened privately, so the process never exits when the bus goes away: pending calls fail
+/// with ``DBusError/disconnected(_:)``, signal streams finish, and ``disconnection()`` returns.
+public actor Connection {
+    nonisolated let thread: BusThread
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+
+    /// This connection's unique name on the bus (`:1.42`).
+    public nonisolated let uniqueName: String
+    /// The address it connected to.
+    public nonisolated let address: String
+
+    /// `DBusConnection*`; nil once closed. Only touched on the bus thread (actor-isolated), except
+    /// in deinit when nothing else can reach it.
+    private var raw: OpaquePointer?
+    private var fd: Int32 = -1
+    private var disconnectReason: String?
+    private var disconnectWaiters: [CheckedContinuation<String, Never>] = []
+
+    private enum ReplyHandler {
+        case continuation(CheckedContinuation<Message, any Error>)
+        case callback((isolated Connection, Result<Message, DBusError>) -> Void)
+    }
+
+    private struct Pending {
+        var handler: ReplyHandler
+        var deadline: ContinuousClock.Instant
+        var timeout: Duration
+        var member: String
+        var destination: String
+    }
+
+    private var pending: [UInt32: Pending] = [:]
+    private var deadlines = DeadlineHeap()
+
+    private struct Subscription {
+        var rule: MatchRule
+        var streams: [UInt64: AsyncStream<Signal>.Continuation] = [:]
+        var internalHandlers: [UInt64: (isolated Connection, Signal) -> Void] = [:]
+        var count: Int { streams.count + internalHandlers.count }
+    }
+
+    private var subscriptions: [String: Subscription] = [:]
+    private var nextSubscriberID: UInt64 = 0
+    /// Owners of well-known names used as `sender=` in active rules, with a use count.
+    private var trackedOwners: [BusName: (owner: String?, uses: Int)] = [:]
+
+    private var objects: [ObjectPath: [DBusInterface]] = [:]
+
+    // MARK: - Opening and closing
+
+    /// Connects to the bus at `address` and registers (`Hello`). This blocks the caller for the
+    /// socket connect and one round trip; do it at start-up.
+    public init(address: String) throws {
+        dbus_threads_init_default()
+        let err = DBusErrorStruct()
+        let conn = address.withCString { dbus_connection_open_private($0, &err.raw) }
+        guard let conn else {
+            throw DBusError.connectionFailed(address: address, reason: err.takeMessage() ?? "unknown error")
+        }
+        // A daemon must survive the bus going away; libdbus would call _exit() otherwise.
+        dbus_connection_set_exit_on_disconnect(conn, 0)
+        guard dbus_bus_register(conn, &err.raw) != 0 else {
+            let why = err.takeMessage() ?? "Hello failed"
+            dbus_connection_close(conn)
+            dbus_connection_unref(conn)
+            throw DBusError.connectionFailed(address: address, reason: why)
+        }
+        var fd: Int32 = -1
+        _ = dbus_connection_get_unix_fd(conn, &fd)
+        self.raw = conn
+        self.fd = fd
+        self.address = address
+        self.uniqueName = dbus_bus_get_unique_name(conn).map { String(cString: $0) } ?? ""
+        self.thread = BusThread()
+        thread.start(serving: IOClient(self))
+    }
+
+    /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket).
+    public static func system() throws -> Connection {
+        try Connection(address: environment("DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/run/dbus/system_bus_socket")
+    }
+
+    /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
+    public static func session() throws -> Connection {
+        guard let address = environment("DBUS_SESSION_BUS_ADDRESS") else {
+            throw DBusError.connectionFailed(address: "(none)", reason: "DBUS_SESSION_BUS_ADDRESS is not set: is there a user session bus?")
+        }
+        return try Connection(address: address)
+    }
+
+    isolated deinit {
+        // Runs on the bus thread, as the last job for this connection.
+        if let raw {
+            dbus_connection_close(raw)
+            dbus_connection_unref(raw)
+        }
+        thread.stop()
+    }
+
+    /// Closes the connection: pending calls fail, signal streams finish.
+    public func close() {
+        markDisconnected("the connection was closed by this process")
+    }
+
+    /// Whether the connection is still open.
+    public var isConnected: Bool { raw != nil }
+
+    /// Returns when the connection is gone, with the reason (for example the bus exiting).
+    public func disconnection() async -> String {
+        if let disconnectReason { return disconnectReason }
+        return await withCheckedContinuation { disconnectWaiters.append($0) }
+    }
+
+    private func markDisconnected(_ reason: String) {
+        guard let conn = raw else { return }
+        raw = nil
+        fd = -1
+        disconnectReason = reason
+        dbus_connection_close(conn)
+        dbus_connection_unref(conn)
+        let failed = pending
+        pending.removeAll()
+        deadlines = DeadlineHeap()
+        for (_, p) in failed { complete(p.handler, .failure(.disconnected(reason))) }
+        for (_, sub) in subscriptions { for (_, c) in sub.streams { c.finish() } }
+        subscriptions.removeAll()
+        trackedOwners.removeAll()
+        for w in disconnectWaiters { w.resume(returning: reason) }
+        disconnectWaiters.removeAll()
+    }
+
+    // MARK: - I/O on the bus thread
+
+    /// Bridges the bus thread to the actor; holds the actor weakly so the connection can go away.
+    private final class IOClient: BusThreadClient, Sendable {
+        weak let connection: Connection?
+        init(_ connection: Connection) { self.connection = connection }
+        func pollPlan() -> BusThread.PollPlan {
+            connection?.assumeIsolated { $0.pollPlan() } ?? .init(fd: -1, events: 0, timeout: -1)
+        }
+        func ioReady(revents: Int16) {
+            connection?.assumeIsolated { $0.ioReady(revents: revents) }
+        }
+    }
+
+    private func pollPlan() -> BusThread.PollPlan {
+        var timeout: Int32 = -1
+        if let next = deadlines.peekDeadline {
+            let left = ContinuousClock.now.duration(to: next)
+            let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+            timeout = Int32(clamping: max(0, ms))
+        }
+        guard let conn = raw else { return .init(fd: -1, events: 0, timeout: timeout) }
+        var events = Int16(POLLIN)
+        if dbus_connection_has_messages_to_send(conn) != 0 { events |= Int16(POLLOUT) }
+        return .init(fd: fd, events: events, timeout: timeout)
+    }
+
+    private func ioReady(revents: Int16) {
+        if let conn = raw {
+            if revents != 0 { _ = dbus_connection_read_write(conn, 0) }
+            while let conn = raw, let m = dbus_connection_pop_message(conn) {
+                route(RawMessage(owning: m))
+            }
+            if let conn = raw, dbus_connection_get_is_connected(conn) == 0 {
+                markDisconnected("the bus closed the connection")
+            } else if revents & Int16(POLLHUP | POLLERR) != 0, let conn = raw {
+                // Let libdbus notice the hang-up and queue Disconnected; read it next turn.
+                _ = dbus_connection_read_write(conn, 0)
+                if dbus_connection_get_is_connected(conn) == 0 { markDisconnected("the bus hung up") }
+            }
+        }
+        expireDeadlines()
+    }
+
+    private func expireDeadlines() {
+        guard !deadlines.isEmpty else { return }
+        let now = ContinuousClock.now
+        while let (deadline, serial) = deadlines.popExpired(now: now) {
+            guard let p = pending[serial], p.deadline == deadline else { continue }
+            pending[serial] = nil
+            complete(p.handler, .failure(.timedOut(member: p.member, destination: p.destination, after: p.timeout)))
+        }
+    }
+
+    private func complete(_ handler: ReplyHandler, _ result: Result<Message, DBusError>) {
+        switch handler {
+        case .continuation(let c): c.resume(with: result.mapError { $0 as any Error })
+        case .callback(let f): f(self, result)
+        }
+    }
+
+    private func route(_ raw: RawMessage) {
+        let message: Message
+        do {
+            message = try raw.decoded()
+        } catch {
+            // libdbus validated the message on receipt; this is out-of-memory territory. Answer
+            // calls so the peer is not left waiting.
+            if dbus_message_get_type(raw.pointer) == DBUS_MESSAGE_TYPE_METHOD_CALL,
+               let sender = dbus_message_get_sender(raw.pointer).map({ String(cString: $0) }) {
+                replyError(serial: dbus_message_get_serial(raw.pointer), to: sender, name: DBusErrorName.invalidArgs, text: error.message)
+            }
+            return
+        }
+        switch message.kind {
+        case .methodReturn, .error:
+            guard let p = pending.removeValue(forKey: message.replySerial) else { return }
+            if message.kind == .error {
+                complete(p.handler, .failure(.remote(name: message.errorName ?? DBusErrorName.failed, message: message.errorText)))
+            } else {
+                complete(p.handler, .success(message))
+            }
+        case .signal:
+            routeSignal(message)
+        case .methodCall:
+            dispatch(message)
+        }
+    }
+
+    // MARK: - Outgoing calls
+
+    /// Calls a method and returns the reply's body. Throws ``DBusError`` for invalid arguments
+    /// (before anything is sent), remote errors (name and message kept), timeouts, cancellation
+    /// and disconnection.
+    public func call(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+                     body: [DBusValue] = [], timeout: Duration = .seconds(25), autoStart: Bool = true) async throws -> [DBusValue] {
+        try await callMessage(destination: destination, path: path, interface: interface, member: member,
+                              body: body, timeout: timeout, autoStart: autoStart).body
+    }
+
+    /// Like ``call(destination:path:interface:member:body:timeout:autoStart:)`` with names given
+    /// as strings from outside, validated first (an invalid one throws, naming it).
+    public func call(_ destination: String, _ path: String, _ interface: String, _ member: String,
+                     _ body: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
+        try await call(destination: BusName(destination), path: ObjectPath(path), interface: InterfaceName(interface),
+                       member: MemberName(member), body: body, timeout: timeout)
+    }
+
+    /// The full reply message (with its sender and signature).
+    public func callMessage(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+                            body: [DBusValue] = [], timeout: Duration = .seconds(25), autoStart: Bool = true) async throws -> Message {
+        try Marshal.validateBody(body)
+        if Task.isCancelled { throw DBusError.cancelled }
+        let serial = try send(destination: destination, path: path, interface: interface, member: member, body: body, autoStart: autoStart)
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Message, any Error>) in
+                pending[serial] = Pending(handler: .continuation(c), deadline: deadline, timeout: timeout,
+                                          member: member.rawValue, destination: destination?.rawValue ?? "(none)")
+                deadlines.insert(deadline, serial)
+            }
+        } onCancel: {
+            Task { await self.cancelCall(serial) }
+        }
+    }
+
+    private func cancelCall(_ serial: UInt32) {
+        guard let p = pending.removeValue(forKey: serial) else { return }
+        complete(p.handler, .failure(.cancelled))
+    }
+
+    /// Sends a call whose reply is handled synchronously on the bus thread, in arrival order.
+    private func callWithCallback(destination: BusName?, path: ObjectPath, interface: InterfaceName, member: MemberName,
+                                  body: [DBusValue], timeout: Duration = .seconds(25),
+                                  _ callback: @escaping (isolated Connection, Result<Message, DBusError>) -> Void) {
+        do {
+            let serial = try send(destination: destination, path: path, interface: interface, member: member, body: body, autoStart: true)
+            let deadline = ContinuousClock.now.advanced(by: timeout)
+            pending[serial] = Pending(handler: .callback(callback), deadline: deadline, timeout: timeout,
+                                      member: member.rawValue, destination: destination?.rawValue ?? "(none)")
+            deadlines.insert(deadline, serial)
+        } catch let error as DBusError {
+            callback(self, .failure(error))
+        } catch {
+            callback(self, .failure(.invalidValue("\(error)")))
+        }
+    }
+
+    private func send(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+                      body: [DBusValue], autoStart: Bool) throws -> UInt32 {
+        guard let conn = raw else { throw DBusError.disconnected(disconnectReason ?? "closed") }
+        let msg = try RawMessage.methodCall(destination: destination, path: path, interface: interface, member: member)
+        if !autoStart { dbus_message_set_auto_start(msg.pointer, 0) }
+        try Marshal.append(body, to: msg.pointer)
+        var serial: UInt32 = 0
+        guard dbus_connection_send(conn, msg.pointer, &serial) != 0 else {
+            throw DBusError.disconnected("out of memory while sending")
+        }
+        return serial
+    }
+
+    /// Emits a signal. When the object at `path` exports `interface` and declares the signal,
+    /// the body must match the declared signature.
+    public func emit(path: ObjectPath, interface: InterfaceName, member: MemberName, body: [DBusValue] = [], destination: BusName? = nil) throws {
+        try Marshal.validateBody(body)
+        if let iface = objects[path]?.first(where: { $0.name == interface }), let decl = iface.signal(member.rawValue) {
+            let sig = body.map(\.signature).joined()
+            guard sig == decl.signature else {
+                throw DBusError.invalidValue("signal \(interface).\(member) is declared with signature '\(decl.signature)' but was emitted with '\(sig)'")
+            }
+        }
+        guard let conn = raw else { throw DBusError.disconnected(disconnectReason ?? "closed") }
+        let msg = try RawMessage.signal(path: path, interface: interface, member: member)
+        if let destination { _ = destination.rawValue.withCString { dbus_message_set_destination(msg.pointer, $0) } }
+        try Marshal.append(body, to: msg.pointer)
+        _ = dbus_connection_send(conn, msg.pointer, nil)
+    }
+
+    // MARK: - Signals
+
+    /// Subscribes to signals matching `rule`. When this returns, the bus has accepted the rule,
+    /// so state read afterwards cannot miss a change ("subscribe first, then read state"). The
+    /// rule is removed from the bus when the last subscriber's stream ends.
+    public func signals(matching rule: MatchRule,
+                        buffering: AsyncStream<Signal>.Continuation.BufferingPolicy = .unbounded) async throws -> AsyncStream<Signal> {
+        try rule.validate()
+        let (stream, continuation) = AsyncStream<Signal>.makeStream(bufferingPolicy: buffering)
+        let id = nextID()
+        let key = rule.description
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(key: key, id: id) }
+        }
+        try await addSubscriber(rule) { sub in sub.streams[id] = continuation }
+        return stream
+    }
+
+    private func nextID() -> UInt64 {
+        nextSubscriberID += 1
+        return nextSubscriberID
+    }
+
+    /// Registers a subscriber and, for the first one of a rule, adds the rule on the bus (and the
+    /// owner tracking of a well-known sender) and waits for the bus to accept it.
+    private func addSubscriber(_ rule: MatchRule, _ install: (inout Subscription) -> Void) async throws {
+        let key = rule.description
+        let first = subscriptions[key] == nil
+        var sub = subscriptions[key] ?? Subscription(rule: rule)
+        install(&sub)
+        subscriptions[key] = sub
+        guard first else { return }
+        if let sender = rule.sender, !sender.isUnique, sender.rawValue != "org.freedesktop.DBus" {
+            trackOwner(sender)
+        }
+        do {
+            _ = try await call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                               member: "AddMatch", body: [.string(key)])
+        } catch {
+            if let sub = subscriptions.removeValue(forKey: key) {
+                for (_, c) in sub.streams { c.finish() }
+                if let sender = rule.sender { untrackOwner(sender) }
+            }
+            throw error
+        }
+    }
+
+    private func unsubscribe(key: String, id: UInt64) {
+        guard var sub = subscriptions[key] else { return }
+        sub.streams[id] = nil
+        sub.internalHandlers[id] = nil
+        guard sub.count == 0 else { subscriptions[key] = sub; return }
+        subscriptions[key] = nil
+        if let sender = sub.rule.sender { untrackOwner(sender) }
+        callWithCallback(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                         member: "RemoveMatch", body: [.string(key)]) { _, _ in }
+    }
+
+    /// Tracks the owner of a well-known name so rules naming it as sender match its unique name.
+    /// The NameOwnerChanged rule and the GetNameOwner reply are both handled in arrival order on
+    /// the bus thread, so the owner is never overwritten by a stale answer.
+    private func trackOwner(_ name: BusName) {
+        if var t = trackedOwners[name] {
+            t.uses += 1
+            trackedOwners[name] = t
+            return
+        }
+        trackedOwners[name] = (owner: nil, uses: 1)
+        let rule = Self.nameOwnerRule(name)
+        let key = rule.description
+        let id = nextID()
+        var sub = subscriptions[key] ?? Subscription(rule: rule)
+        let first = sub.count == 0
+        sub.internalHandlers[id] = { me, signal in
+            guard signal.body.count == 3, case .string(let newOwner) = signal.body[2] else { return }
+            if var t = me.trackedOwners[name] { t.owner = newOwner.isEmpty ? nil : newOwner; me.trackedOwners[name] = t }
+        }
+        subscriptions[key] = sub
+        if first {
+            callWithCallback(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                             member: "AddMatch", body: [.string(key)]) { _, _ in }
+        }
+        callWithCallback(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                         member: "GetNameOwner", body: [.string(name.rawValue)]) { me, result in
+            guard var t = me.trackedOwners[name] else { return }
+            t.owner = (try? result.get())?.body.first?.string
+            me.trackedOwners[name] = t
+        }
+        trackedOwnerSubscriptions[name] = (key, id)
+    }
+
+    private var trackedOwnerSubscriptions: [BusName: (key: String, id: UInt64)] = [:]
+
+    private func untrackOwner(_ name: BusName) {
+        guard var t = trackedOwners[name] else { return }
+        t.uses -= 1
+        if t.uses > 0 { trackedOwners[name] = t; return }
+        trackedOwners[name] = nil
+        if let (key, id) = trackedOwnerSubscriptions.removeValue(forKey: name) { unsubscribe(key: key, id: id) }
+    }
+
+    static func nameOwnerRule(_ name: BusName) -> MatchRule {
+        MatchRule(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                  member: "NameOwnerChanged", arguments: [0: name.rawValue])
+    }
+
+    private func routeSignal(_ message: Message) {
+        guard let path = message.path, let interface = message.interface, let member = message.member else { return }
+        if interface == "org.freedesktop.DBus.Local" && member == "Disconnected" {
+            markDisconnected("the bus closed the connection")
+            return
+        }
+        let signal = Signal(sender: message.sender, path: path, interface: interface, member: member, body: message.body)
+        for (_, sub) in subscriptions where sub.rule.matches(signal, owner: { trackedOwners[$0]?.owner }) {
+            for (_, handler) in sub.internalHandlers { handler(self, signal) }
+            for (_, c) in sub.streams { c.yield(signal) }
+        }
+    }
+
+    // MARK: - Exported objects
+
+    /// Exports `interfaces` at `path` (replacing what was there). Introspection, Properties and
+    /// Peer are answered from the same tables.
+    public func export(_ interfaces: [DBusInterface], at path: ObjectPath) throws {
+        var seen = Set<InterfaceName>()
+        for iface in interfaces {
+            try iface.validate()
+            guard seen.insert(iface.name).inserted else {
+                throw DBusError.invalidValue("interface \(iface.name) is exported twice at \(path)")
+            }
+        }
+        objects[path] = interfaces
+    }
+
+    /// Removes the object at `path`.
+    public func unexport(_ path: ObjectPath) {
+        objects[path] = nil
+    }
+
+    /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` for declared properties:
+    /// values of `emitsChanged: .yes` properties are sent, `.invalidates` ones are listed as
+    /// invalidated; `const` and `no` properties are refused.
+    public func propertiesChanged(path: ObjectPath, interface: InterfaceName, _ changed: [String: DBusValue]) throws {
+        guard let iface = objects[path]?.first(where: { $0.name == interface }) else {
+            throw DBusError.invalidValue("no interface \(interface) is exported at \(path)")
+        }
+        var values: [String: DBusValue] = [:]
+        var invalidated: [String] = []
+        for (name, value) in changed {
+            guard let prop = iface.property(name) else {
+                throw DBusError.invalidValue("interface \(interface) has no property \(quoted(name))")
+            }
+            guard value.type == prop.type else {
+                throw DBusError.invalidValue("property \(interface).\(name) has type \(prop.type.signature), not \(value.signature)")
+            }
+            switch prop.emitsChanged {
+            case .yes: values[name] = value
+            case .invalidates: invalidated.append(name)
+            case .const, .no:
+                throw DBusError.invalidValue("property \(interface).\(name) is declared not to emit changes")
+            }
+        }
+        try emit(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                 body: [.string(interface.rawValue), .varDict(values), .strings(invalidated.sorted())])
+    }
+
+    private func dispatch(_ message: Message) {
+        let serial = message.serial
+        let sender = message.sender
+        let reply: @Sendable (Result<[DBusValue], any Error>) async -> Void = { [weak self] result in
+            guard !message.noReplyExpected else { return }
+            await self?.sendReply(serial: serial, to: sender, result)
+        }
+        guard let path = message.path, let memberText = message.member, let member = try? MemberName(memberText) else {
+            return replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "the call names no valid member")
+        }
+        let interfaceText = message.interface
+        let sig = message.signature
+
+        func argsError(_ expected: String) {
+            replyError(serial: serial, to: sender, name: DBusErrorName.invalidArgs,
+                       text: "\(interfaceText ?? "")\(interfaceText == nil ? "" : ".")\(memberText) expects arguments of signature '\(expected)', got '\(sig)'")
+        }
+
+        switch interfaceText {
+        case StandardInterfaces.peer?:
+            switch memberText {
+            case "Ping":
+                guard sig.isEmpty else { return argsError("") }
+                return replyNow(serial: serial, to: sender, [])
+            case "GetMachineId":
+                guard sig.isEmpty else { return argsError("") }
+                let err = DBusErrorStruct()
+                let id = dbus_try_get_local_machine_id(&err.raw)
+                guard let id else {
+                    return replyError(serial: serial, to: sender, name: DBusErrorName.failed, text: err.takeMessage() ?? "no machine id")
+                }
+                let text = String(cString: id)
+                dbus_free(id)
+                return replyNow(serial: serial, to: sender, [.string(text)])
+            default:
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "org.freedesktop.DBus.Peer has no method \(quoted(memberText))")
+            }
+        case StandardInterfaces.introspectable?:
+            guard memberText == "Introspect" else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "org.freedesktop.DBus.Introspectable has no method \(quoted(memberText))")
+            }
+            guard sig.isEmpty else { return argsError("") }
+            let children = childNames(of: path)
+            guard objects[path] != nil || !children.isEmpty || path == .root else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownObject, text: "no object at \(path)")
+            }
+            let xml = IntrospectionXML.render(objects[path] ?? [], children: children, standard: objects[path] != nil)
+            return replyNow(serial: serial, to: sender, [.string(xml)])
+        case StandardInterfaces.properties?:
+            guard let interfaces = objects[path] else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownObject, text: "no object at \(path)")
+            }
+            return dispatchProperties(message, interfaces: interfaces, path: path, argsError: argsError, reply: reply)
+        default:
+            break
+        }
+
+        guard let interfaces = objects[path] else {
+            return replyError(serial: serial, to: sender, name: DBusErrorName.unknownObject, text: "no object at \(path)")
+        }
+        let method: DBusMethod
+        let ifaceName: InterfaceName
+        if let interfaceText {
+            guard let iface = interfaces.first(where: { $0.name.rawValue == interfaceText }) else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownInterface, text: "object \(path) has no interface \(quoted(interfaceText))")
+            }
+            guard let m = iface.method(memberText) else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "interface \(interfaceText) has no method \(quoted(memberText))")
+            }
+            method = m
+            ifaceName = iface.name
+        } else {
+            guard let iface = interfaces.first(where: { $0.method(memberText) != nil }), let m = iface.method(memberText) else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "object \(path) has no method \(quoted(memberText))")
+            }
+            method = m
+            ifaceName = iface.name
+        }
+        guard sig == method.inputSignature else { return argsError(method.inputSignature) }
+        let call = MethodCall(sender: sender, path: path, interface: ifaceName, member: member, body: message.body)
+        let handler = method.handler
+        let outSig = method.outputSignature
+        Task.detached {
+            do {
+                let out = try await handler(call)
+                let got = out.map(\.signature).joined()
+                guard got == outSig else {
+                    throw DBusError.remote(name: DBusErrorName.failed,
+                                           message: "internal error: \(ifaceName).\(member) returned '\(got)' instead of '\(outSig)'")
+                }
+                await reply(.success(out))
+            } catch {
+                await reply(.failure(error))
+            }
+        }
+    }
+
+    private func dispatchProperties(_ message: Message, interfaces: [DBusInterface], path: ObjectPath,
+                                    argsError: (String) -> Void,
+                                    reply: @escaping @Sendable (Result<[DBusValue], any Error>) async -> Void) {
+        let serial = message.serial
+        let sender = message.sender
+        let body = message.body
+        func find(_ name: DBusValue) -> DBusInterface? {
+            guard case .string(let n) = name else { return nil }
+            return interfaces.first { $0.name.rawValue == n }
+        }
+        switch message.member {
+        case "Get":
+            guard message.signature == "ss" else { return argsError("ss") }
+            guard let iface = find(body[0]) else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownInterface, text: "object \(path) has no interface \(body[0])")
+            }
+            guard let prop = iface.property(body[1].string ?? ""), let get = prop.get else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownProperty, text: "interface \(iface.name) has no readable property \(body[1])")
+            }
+            let type = prop.type
+            let name = "\(iface.name).\(prop.name)"
+            Task.detached {
+                do {
+                    let value = try await get()
+                    guard value.type == type else {
+                        throw DBusError.remote(name: DBusErrorName.failed, message: "internal error: property \(name) produced \(value.signature), declared \(type.signature)")
+                    }
+                    await reply(.success([.variant(value)]))
+                } catch { await reply(.failure(error)) }
+            }
+        case "GetAll":
+            guard message.signature == "s" else { return argsError("s") }
+            guard let iface = find(body[0]) else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownInterface, text: "object \(path) has no interface \(body[0])")
+            }
+            let readable = iface.properties.filter { $0.get != nil }
+            Task.detached {
+                // One failing property must not fail GetAll: busctl introspect gives up if it does.
+                var values: [String: DBusValue] = [:]
+                for prop in readable {
+                    if let v = try? await prop.get!(), v.type == prop.type { values[prop.name.rawValue] = v }
+                }
+                await reply(.success([.varDict(values)]))
+            }
+        case "Set":
+            guard message.signature == "ssv" else { return argsError("ssv") }
+            guard let iface = find(body[0]) else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownInterface, text: "object \(path) has no interface \(body[0])")
+            }
+            guard let prop = iface.property(body[1].string ?? "") else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownProperty, text: "interface \(iface.name) has no property \(body[1])")
+            }
+            guard let set = prop.set else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.propertyReadOnly, text: "property \(iface.name).\(prop.name) is read-only")
+            }
+            guard case .variant(let value) = body[2], value.type == prop.type else {
+                return replyError(serial: serial, to: sender, name: DBusErrorName.invalidArgs,
+                                  text: "property \(iface.name).\(prop.name) has type \(prop.type.signature), got \(body[2].unwrapped.signature)")
+            }
+            let call = MethodCall(sender: sender, path: path, interface: "org.freedesktop.DBus.Properties", member: "Set", body: body)
+            let ifaceName = iface.name
+            let emits = prop.emitsChanged
+            let propName = prop.name.rawValue
+            Task.detached { [weak self] in
+                do {
+                    try await set(value, call)
+                    if emits == .yes || emits == .invalidates {
+                        try? await self?.propertiesChanged(path: path, interface: ifaceName, [propName: value])
+                    }
+                    await reply(.success([]))
+                } catch { await reply(.failure(error)) }
+            }
+        default:
+            replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "org.freedesktop.DBus.Properties has no method \(quoted(message.member ?? ""))")
+        }
+    }
+
+    private func childNames(of path: ObjectPath) -> [String] {
+        let prefix = path.rawValue == "/" ? "/" : path.rawValue + "/"
+        var names = Set<String>()
+        for p in objects.keys where p.rawValue.hasPrefix(prefix) && p != path {
+            let rest = p.rawValue.dropFirst(prefix.count)
+            if let first = rest.split(separator: "/").first { names.insert(String(first)) }
+        }
+        return names.sorted()
+    }
+
+    private func sendReply(serial: UInt32, to sender: String, _ result: Result<[DBusValue], any Error>) {
+        switch result {
+        case .success(let values): replyNow(serial: serial, to: sender, values)
+        case .failure(let error as any DBusErrorConvertible):
+            replyError(serial: serial, to: sender, name: error.dbusErrorName, text: error.dbusErrorMessage)
+        case .failure(let error):
+            replyError(serial: serial, to: sender, name: DBusErrorName.failed, text: "\(error)")
+        }
+    }
+
+    private func replyNow(serial: UInt32, to sender: String, _ values: [DBusValue]) {
+        guard let conn = raw else { return }
+        do {
+            try Marshal.validateBody(values)
+            let msg = try RawMessage.methodReturn(replySerial: serial, destination: sender)
+            try Marshal.append(values, to: msg.pointer)
+            _ = dbus_connection_send(conn, msg.pointer, nil)
+        } catch {
+            replyError(serial: serial, to: sender, name: DBusErrorName.failed, text: "internal error: invalid reply: \(error)")
+        }
+    }
+
+    private func replyError(serial: UInt32, to sender: String, name: String, text: String) {
+        guard let conn = raw, let msg = try? RawMessage.errorReply(replySerial: serial, destination: sender, name: name, text: text) else { return }
+        _ = dbus_connection_send(conn, msg.pointer, nil)
+    }
+}
+
+/// `DBusError` (the C struct), initialised and freed in Swift.
+final class DBusErrorStruct {
+    var raw = CDBus.DBusError()
+    init() { dbus_error_init(&raw) }
+    deinit { dbus_error_free(&raw) }
+    func takeMessage() -> String? {
+        guard dbus_error_is_set(&raw) != 0 else { return nil }
+        let name = raw.name.map { String(cString: $0) } ?? ""
+        let text = raw.message.map { String(cString: $0) } ?? ""
+        return name.isEmpty ? text : "\(text) (\(name))"
+    }
+}
+
+/// Deadlines of pending calls, earliest first (a binary heap with lazy deletion).
+struct DeadlineHeap {
+    private var items: [(ContinuousClock.Instant, UInt32)] = []
+    var isEmpty: Bool { items.isEmpty }
+    var peekDeadline: ContinuousClock.Instant? { items.first?.0 }
+
+    mutating func insert(_ deadline: ContinuousClock.Instant, _ serial: UInt32) {
+        items.append((deadline, serial))
+        var i = items.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard items[i].0 < items[parent].0 else { break }
+            items.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    mutating func popExpired(now: ContinuousClock.Instant) -> (ContinuousClock.Instant, UInt32)? {
+        guard let first = items.first, first.0 <= now else { return nil }
+        let last = items.removeLast()
+        if !items.isEmpty {
+            items[0] = last
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < items.count && items[l].0 < items[m].0 { m = l }
+                if r < items.count && items[r].0 < items[m].0 { m = r }
+                if m == i { break }
+                items.swapAt(i, m)
+                i = m
+            }
+        }
+        return first
+    }
+}
+
+func environment(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+}

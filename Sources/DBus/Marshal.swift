@@ -1,0 +1,212 @@
+import CDBus
+
+// Marshalling between `DBusValue` and libdbus message iterators. Everything here runs on the
+// connection's thread (or in tests, on a message no other thread sees). Values are validated
+// before the first append, so libdbus's abort-on-invalid-argument checks can never fire.
+
+enum Marshal {
+    /// Appends already-validated `values` to `message`.
+    static func append(_ values: [DBusValue], to message: OpaquePointer) throws(DBusError) {
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(message, &iter)
+        for v in values {
+            guard append(v, to: &iter) else { throw .invalidValue("out of memory while building a D-Bus message") }
+        }
+    }
+
+    /// Validates `values` as a message body (each value and the whole signature).
+    static func validateBody(_ values: [DBusValue]) throws(DBusError) {
+        for v in values { try v.validate() }
+        let sig = values.map(\.signature).joined()
+        guard sig.utf8.count <= 255 else {
+            throw .invalidValue("message body signature is longer than 255 characters")
+        }
+    }
+
+    private static func appendBasic<T>(_ iter: inout DBusMessageIter, _ code: Character, _ value: T) -> Bool {
+        var v = value
+        return withUnsafePointer(to: &v) { p in
+            dbus_message_iter_append_basic(&iter, Int32(code.asciiValue!), UnsafeRawPointer(p)) != 0
+        }
+    }
+
+    private static func appendString(_ iter: inout DBusMessageIter, _ code: Character, _ s: String) -> Bool {
+        s.withCString { cstr in
+            var p: UnsafePointer<CChar>? = cstr
+            return withUnsafePointer(to: &p) { pp in
+                dbus_message_iter_append_basic(&iter, Int32(code.asciiValue!), UnsafeRawPointer(pp)) != 0
+            }
+        }
+    }
+
+    private static func append(_ value: DBusValue, to iter: inout DBusMessageIter) -> Bool {
+        switch value {
+        case .byte(let v): return appendBasic(&iter, "y", v)
+        case .bool(let v): return appendBasic(&iter, "b", dbus_bool_t(v ? 1 : 0))
+        case .int16(let v): return appendBasic(&iter, "n", v)
+        case .uint16(let v): return appendBasic(&iter, "q", v)
+        case .int32(let v): return appendBasic(&iter, "i", v)
+        case .uint32(let v): return appendBasic(&iter, "u", v)
+        case .int64(let v): return appendBasic(&iter, "x", v)
+        case .uint64(let v): return appendBasic(&iter, "t", v)
+        case .double(let v): return appendBasic(&iter, "d", v)
+        case .string(let s): return appendString(&iter, "s", s)
+        case .objectPath(let p): return appendString(&iter, "o", p.rawValue)
+        case .signature(let g): return appendString(&iter, "g", g.rawValue)
+        case .unixFD(let fd): return appendBasic(&iter, "h", fd.rawValue)
+        case .array(.byte, let items):
+            return container(&iter, "a", "y") { sub in
+                var bytes = [UInt8](); bytes.reserveCapacity(items.count)
+                for case .byte(let b) in items { bytes.append(b) }
+                return bytes.withUnsafeBufferPointer { buf in
+                    var base = buf.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                    return withUnsafePointer(to: &base) { pp in
+                        dbus_message_iter_append_fixed_array(&sub, Int32(UInt8(ascii: "y")), UnsafeRawPointer(pp), Int32(buf.count)) != 0
+                    }
+                }
+            }
+        case .array(let element, let items):
+            return container(&iter, "a", element.signature) { sub in
+                for item in items where !append(item, to: &sub) { return false }
+                return true
+            }
+        case .dictionary(let k, let v, let entries):
+            return container(&iter, "a", "{" + k.signature + v.signature + "}") { sub in
+                for entry in entries {
+                    let ok = container(&sub, "e", nil) { e in
+                        append(entry.key, to: &e) && append(entry.value, to: &e)
+                    }
+                    if !ok { return false }
+                }
+                return true
+            }
+        case .structure(let fields):
+            return container(&iter, "r", nil) { sub in
+                for f in fields where !append(f, to: &sub) { return false }
+                return true
+            }
+        case .variant(let inner):
+            return container(&iter, "v", inner.signature) { sub in append(inner, to: &sub) }
+        }
+    }
+
+    private static func container(_ iter: inout DBusMessageIter, _ code: Character, _ contained: String?,
+                                  _ body: (inout DBusMessageIter) -> Bool) -> Bool {
+        var sub = DBusMessageIter()
+        let opened: Bool
+        if let contained {
+            opened = contained.withCString { dbus_message_iter_open_container(&iter, Int32(code.asciiValue!), $0, &sub) } != 0
+        } else {
+            opened = dbus_message_iter_open_container(&iter, Int32(code.asciiValue!), nil, &sub) != 0
+        }
+        guard opened else { return false }
+        guard body(&sub) else {
+            dbus_message_iter_abandon_container_if_open(&iter, &sub)
+            return false
+        }
+        return dbus_message_iter_close_container(&iter, &sub) != 0
+    }
+
+    // MARK: decoding
+
+    /// Decodes the whole body of `message`.
+    static func decodeBody(_ message: OpaquePointer) throws(DBusError) -> [DBusValue] {
+        var iter = DBusMessageIter()
+        guard dbus_message_iter_init(message, &iter) != 0 else { return [] }
+        var values: [DBusValue] = []
+        repeat {
+            values.append(try decode(&iter))
+        } while dbus_message_iter_next(&iter) != 0
+        return values
+    }
+
+    private static func basic<T>(_ iter: inout DBusMessageIter, _ initial: T) -> T {
+        var v = initial
+        withUnsafeMutablePointer(to: &v) { dbus_message_iter_get_basic(&iter, UnsafeMutableRawPointer($0)) }
+        return v
+    }
+
+    private static func cString(_ iter: inout DBusMessageIter) -> String {
+        var p: UnsafePointer<CChar>? = nil
+        withUnsafeMutablePointer(to: &p) { dbus_message_iter_get_basic(&iter, UnsafeMutableRawPointer($0)) }
+        guard let p else { return "" }
+        return String(cString: p)
+    }
+
+    private static func iterSignature(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusType {
+        guard let raw = dbus_message_iter_get_signature(&iter) else {
+            throw .invalidValue("out of memory while reading a D-Bus message")
+        }
+        defer { dbus_free(raw) }
+        return try DBusType(String(cString: raw))
+    }
+
+    static func decode(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+        let code = dbus_message_iter_get_arg_type(&iter)
+        switch UInt8(truncatingIfNeeded: code) {
+        case UInt8(ascii: "y"): return .byte(basic(&iter, UInt8(0)))
+        case UInt8(ascii: "b"): return .bool(basic(&iter, dbus_bool_t(0)) != 0)
+        case UInt8(ascii: "n"): return .int16(basic(&iter, Int16(0)))
+        case UInt8(ascii: "q"): return .uint16(basic(&iter, UInt16(0)))
+        case UInt8(ascii: "i"): return .int32(basic(&iter, Int32(0)))
+        case UInt8(ascii: "u"): return .uint32(basic(&iter, UInt32(0)))
+        case UInt8(ascii: "x"): return .int64(basic(&iter, Int64(0)))
+        case UInt8(ascii: "t"): return .uint64(basic(&iter, UInt64(0)))
+        case UInt8(ascii: "d"): return .double(basic(&iter, Double(0)))
+        case UInt8(ascii: "s"): return .string(cString(&iter))
+        case UInt8(ascii: "o"): return .objectPath(try ObjectPath(cString(&iter)))
+        case UInt8(ascii: "g"): return .signature(try Signature(cString(&iter)))
+        case UInt8(ascii: "h"):
+            // libdbus duplicates the descriptor for us: we own it.
+            return .unixFD(FileDescriptor(basic(&iter, Int32(-1)), owned: true))
+        case UInt8(ascii: "v"):
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iter, &sub)
+            return .variant(try decode(&sub))
+        case UInt8(ascii: "r"):
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iter, &sub)
+            var fields: [DBusValue] = []
+            while dbus_message_iter_get_arg_type(&sub) != 0 {
+                fields.append(try decode(&sub))
+                dbus_message_iter_next(&sub)
+            }
+            return .structure(fields)
+        case UInt8(ascii: "a"):
+            let type = try iterSignature(&iter)
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iter, &sub)
+            switch type {
+            case .array(.byte):
+                var ptr: UnsafePointer<UInt8>? = nil
+                var n: Int32 = 0
+                withUnsafeMutablePointer(to: &ptr) { dbus_message_iter_get_fixed_array(&sub, UnsafeMutableRawPointer($0), &n) }
+                let bytes = ptr.map { Array(UnsafeBufferPointer(start: $0, count: Int(n))) } ?? []
+                return .bytes(bytes)
+            case .array(let element):
+                var items: [DBusValue] = []
+                while dbus_message_iter_get_arg_type(&sub) != 0 {
+                    items.append(try decode(&sub))
+                    dbus_message_iter_next(&sub)
+                }
+                return .array(element: element, items)
+            case .dictionary(let k, let v):
+                var entries: [DictEntry] = []
+                while dbus_message_iter_get_arg_type(&sub) != 0 {
+                    var e = DBusMessageIter()
+                    dbus_message_iter_recurse(&sub, &e)
+                    let key = try decode(&e)
+                    dbus_message_iter_next(&e)
+                    let value = try decode(&e)
+                    entries.append(DictEntry(key, value))
+                    dbus_message_iter_next(&sub)
+                }
+                return .dictionary(key: k, value: v, entries)
+            default:
+                throw .invalidValue("array iterator with non-array signature \(type.signature)")
+            }
+        default:
+            throw .invalidValue("unknown D-Bus type code \(code) in a received message")
+        }
+    }
+}
