@@ -15,7 +15,10 @@ public final class ManagedProcess: Sendable {
         var stdout = Data()
         var combined = Data()
         var stopped = false
+        var closedPipes = 0
     }
+
+    var pipesClosed: Bool { buffers.withLock { $0.closedPipes == 2 } }
 
     public let name: String
     private let process: Process
@@ -57,51 +60,34 @@ public final class ManagedProcess: Sendable {
         let managed = ManagedProcess(process: p, name: display, registryEntry: entry)
         out.fileHandleForReading.readabilityHandler = { [weak managed] h in
             let d = h.availableData
-            if d.isEmpty { h.readabilityHandler = nil; return }
+            if d.isEmpty { h.readabilityHandler = nil; managed?.buffers.withLock { $0.closedPipes += 1 }; return }
             managed?.append(d, stdout: true)
         }
         err.fileHandleForReading.readabilityHandler = { [weak managed] h in
             let d = h.availableData
-            if d.isEmpty { h.readabilityHandler = nil; return }
+            if d.isEmpty { h.readabilityHandler = nil; managed?.buffers.withLock { $0.closedPipes += 1 }; return }
             managed?.append(d, stdout: false)
         }
         return managed
     }
 
-    /// Runs a command to completion and returns its status and output.
+    /// Runs a command to completion and returns its status and output. Waiting suspends the
+    /// task instead of blocking a thread: the command may be calling back into this process.
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                           timeout: Duration = .seconds(60)) throws -> Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let outFile = FileManager.default.temporaryDirectory.appendingPathComponent("testkit-\(UUID().uuidString).out")
-        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("testkit-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: outFile)
-            try? FileManager.default.removeItem(at: errFile)
+                           timeout: Duration = .seconds(60)) async throws -> Result {
+        let p = try launch(executable, arguments, environment: environment)
+        guard let status = await p.waitForExit(timeout: timeout) else {
+            p.stop()
+            throw TestKitError.timeout("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
-        let outHandle = try FileHandle(forWritingTo: outFile)
-        let errHandle = try FileHandle(forWritingTo: errFile)
-        p.standardOutput = outHandle
-        p.standardError = errHandle
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let deadline = ContinuousClock.now + timeout
-        while p.isRunning {
-            if ContinuousClock.now > deadline { p.terminate(); usleep(100_000); kill(p.processIdentifier, SIGKILL) }
-            usleep(2_000)
-        }
-        p.waitUntilExit()
-        try? outHandle.close()
-        try? errHandle.close()
-        return Result(status: p.terminationStatus,
-                      stdout: (try? String(contentsOf: outFile, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
+        // Let the readability handlers drain what is left in the pipes.
+        for _ in 0..<50 where !p.pipesClosed { try? await Task.sleep(for: .milliseconds(2)) }
+        let (out, combined) = p.buffers.withLock { ($0.stdout, $0.combined) }
+        let stdout = String(decoding: out, as: UTF8.self)
+        var stderr = String(decoding: combined, as: UTF8.self)
+        if !stdout.isEmpty, let r = stderr.range(of: stdout) { stderr.removeSubrange(r) }
+        p.stop()
+        return Result(status: status, stdout: stdout, stderr: stderr)
     }
 
     private func append(_ d: Data, stdout: Bool) {
@@ -112,16 +98,16 @@ public final class ManagedProcess: Sendable {
     }
 
     /// Waits for the first line on stdout.
-    public func waitForFirstStdoutLine(timeout: Double) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+    public func waitForFirstStdoutLine(timeout: Duration) async -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
             let line: String? = buffers.withLock { o in
                 guard let nl = o.stdout.firstIndex(of: 0x0A) else { return nil }
                 return String(decoding: o.stdout[o.stdout.startIndex..<nl], as: UTF8.self)
             }
             if let line { return line }
             if !process.isRunning { return nil }
-            usleep(5_000)
+            try? await Task.sleep(for: .milliseconds(2))
         }
         return nil
     }
@@ -150,21 +136,25 @@ public final class ManagedProcess: Sendable {
         return process.terminationStatus
     }
 
-    /// Stops the process: SIGTERM, then SIGKILL after a grace period. Idempotent.
+    /// Stops the process: SIGTERM now, then SIGKILL after a grace period. Idempotent, and it
+    /// never blocks the caller (it may run on the cooperative pool, or in deinit): the waiting
+    /// happens on a thread of its own.
     public func stop(grace: Double = 2) {
         let first = buffers.withLock { o -> Bool in
             defer { o.stopped = true }
             return !o.stopped
         }
         guard first else { return }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
+        let process = self.process
+        let entry = registryEntry
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        Thread.detachNewThread {
             let deadline = Date().addingTimeInterval(grace)
             while process.isRunning && Date() < deadline { usleep(2_000) }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             while process.isRunning { usleep(1_000) }
+            if let entry { try? FileManager.default.removeItem(at: entry) }
         }
-        if let registryEntry { try? FileManager.default.removeItem(at: registryEntry) }
     }
 }
 
@@ -185,7 +175,11 @@ enum Reaper {
     /// checking the child's start time so a reused pid is never hit.
     static func reapOrphans() {
         let first = reaped.withLock { done -> Bool in defer { done = true }; return !done }
-        guard first, let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        guard first else { return }
+        // Children still running when this test process exits (a test that never released its
+        // bus, a crash in Swift code that still runs exit handlers) are killed on the way out.
+        atexit { Reaper.killChildren(of: getpid()) }
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         for name in entries {
             let url = directory.appendingPathComponent(name)
             guard let pid = Int32(name), let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
@@ -193,6 +187,17 @@ enum Reaper {
             guard lines.count >= 2, let parent = Int32(lines[0]) else { try? FileManager.default.removeItem(at: url); continue }
             if kill(parent, 0) == 0 && parent != getpid() { continue }
             if let started = startTime(of: pid), started == lines[1] { kill(pid, SIGKILL) }
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
+
+    static func killChildren(of parent: Int32) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in entries {
+            let url = directory.appendingPathComponent(name)
+            guard let pid = Int32(name), let text = try? String(contentsOf: url, encoding: .utf8),
+                  text.split(separator: "\n").first == Substring("\(parent)") else { continue }
+            kill(pid, SIGKILL)
             try? FileManager.default.removeItem(at: url)
         }
     }

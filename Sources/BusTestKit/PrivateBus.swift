@@ -29,9 +29,10 @@ public enum TestEnvironment {
 
     public static var hasDBusDaemon: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon") }
 
-    public static var hasDBusMock: Bool {
-        hasDBusDaemon && (try? ManagedProcess.run(python, ["-c", "import dbusmock"]))?.status == 0
-    }
+    public static let hasDBusMock: Bool = {
+        hasDBusDaemon && FileManager.default.isExecutableFile(atPath: python)
+            && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/dbusmock/__init__.py")
+    }()
 
     public static func hasTool(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
 
@@ -46,12 +47,12 @@ public final class PrivateBus: Sendable {
     public let process: ManagedProcess
 
     /// Starts `dbus-daemon` with the test configuration and waits for its address.
-    public init() throws {
+    public init() async throws {
         process = try ManagedProcess.launch(
             "/usr/bin/dbus-daemon",
             ["--config-file=\(TestKitPaths.busConfig.path)", "--print-address=1", "--nofork", "--nopidfile"],
             name: "dbus-daemon")
-        guard let line = process.waitForFirstStdoutLine(timeout: 10), line.hasPrefix("unix:") else {
+        guard let line = await process.waitForFirstStdoutLine(timeout: .seconds(10)), line.hasPrefix("unix:") else {
             process.stop()
             throw TestKitError.startFailed("dbus-daemon printed no address; its log:\n\(process.output)")
         }
@@ -108,8 +109,8 @@ public final class PrivateBus: Sendable {
     }
 
     /// Runs a command with this bus in its environment (busctl, gdbus…) and returns its result.
-    public func run(_ executable: String, _ arguments: [String]) throws -> ManagedProcess.Result {
-        try ManagedProcess.run(executable, arguments, environment: environment)
+    public func run(_ executable: String, _ arguments: [String]) async throws -> ManagedProcess.Result {
+        try await ManagedProcess.run(executable, arguments, environment: environment)
     }
 }
 

@@ -35,7 +35,8 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
     /// A self-pipe: enqueue() writes a byte to wake a thread sleeping in poll().
     private let wakeFD: Int32
     private let wakeWriteFD: Int32
-    private weak var client: (any BusThreadClient)?
+    /// Held strongly; the client itself holds its connection weakly, so there is no cycle.
+    private var client: (any BusThreadClient)?
     private var thread: pthread_t?
 
     init() {
