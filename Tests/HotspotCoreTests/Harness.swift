@@ -125,6 +125,11 @@ struct Harness {
         log.contains(effect)
     }
 
+    /// Makes the harness believe a command is pending, to show that invariant checks can fail.
+    mutating func injectPending(_ request: CommandRequest) {
+        pending[request.token] = request
+    }
+
     mutating func clearLog() {
         log = []
     }
