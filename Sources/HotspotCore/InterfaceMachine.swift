@@ -328,8 +328,10 @@ extension InterfaceMachine {
         _ verdict: HelperArbiter.Verdict, now: Instant,
         context: inout CoreContext, effects: inout [HotspotEffect]
     ) {
+        guard verdict != .undecided else { return }
         let askedAnyone = !(arbiter?.asked.isEmpty ?? true)
         arbiter = nil
+        // The first high answer ends evaluation: the helpers still evaluating are cancelled.
         cancelStateCommands(context: &context, effects: &effects)
         guard let current = association else { return }
         switch verdict {
