@@ -256,6 +256,15 @@ import Testing
         #expect(!h.last.contains(.disconnect("wlan0")))
     }
 
+    @Test func chosenHelperLeavingMidMaintainIsExcludedAndTheRestReevaluate() {
+        var h = TransitionTableTests.authenticated()
+        h.advance(by: .seconds(300))
+        h.send(.helperLeft("alpha"))
+        #expect(h.state() == .evaluating)
+        #expect(h.core.machine(for: "wlan0")?.excludedHelpers == ["alpha"])
+        #expect(h.sentInLastStep.map(\.helper) == ["beta"])
+    }
+
     @Test func helperLeavingMidEvaluateCountsAsNoneAtOnce() {
         var h = TransitionTableTests.evaluating()
         h.answer("beta", .evaluate, confidence: .low)
@@ -441,6 +450,42 @@ import Testing
         ])
         let names = h.core.machine(for: "wlan0")?.annotatedScanList.map(\.displayName)
         #expect(names == ["First", "Second"])
+    }
+
+    @Test func helperMissingTheFilterDeadlineKeepsItsEarlierClaims() {
+        var h = Harness()
+        h.register("alpha")
+        h.send(.scanListChanged("wlan0", [network("A")]))
+        h.answer("alpha", .filterScanList, claims: [ScanClaim(ssid: SSID("A"), confidence: .low)])
+        h.advance(by: .seconds(5))
+        h.send(.scanListChanged("wlan0", [network("A"), network("B")]))
+        #expect(h.request("alpha", .filterScanList) != nil)
+        h.advance(by: .seconds(10))
+        #expect(h.request("alpha", .filterScanList) == nil)
+        #expect(h.core.machine(for: "wlan0")?.annotatedScanList.map(\.displayName) == ["alpha", nil])
+    }
+
+    @Test func invalidResultToFilterScanListClearsTheHelpersClaimsAndIsReported() {
+        var h = Harness()
+        h.register("alpha")
+        h.send(.scanListChanged("wlan0", [network("A")]))
+        h.answer("alpha", .filterScanList, claims: [ScanClaim(ssid: SSID("A"), confidence: .low)])
+        h.advance(by: .seconds(5))
+        h.send(.scanListChanged("wlan0", [network("A"), network("B")]))
+        h.answer("alpha", .filterScanList, .uiRequired, claims: [ScanClaim(ssid: SSID("B"), confidence: .high)])
+        #expect(h.core.machine(for: "wlan0")?.annotatedScanList.map(\.displayName) == [nil, nil])
+        #expect(h.protocolErrors.map(\.command) == [.filterScanList])
+    }
+
+    @Test func persistIsEmittedOnlyWhenThePersistentStateChanges() {
+        var h = TransitionTableTests.authenticated()
+        let persists = { (h: Harness) in h.log.filter { if case .persist = $0 { true } else { false } }.count }
+        #expect(persists(h) == 1)
+        h.advance(by: .seconds(300))
+        h.answer("alpha", .maintain)
+        h.send(.connectivityLost("wlan0"))
+        h.join()
+        #expect(persists(h) == 1)
     }
 
     @Test func departedHelpersClaimsAreWithdrawnFromTheScanList() {
