@@ -52,7 +52,9 @@ public struct SSID: Hashable, Sendable, CustomStringConvertible {
 /// The security class of a network, the second half of the network cache key. Raw values are the
 /// strings used on D-Bus and in the state store.
 public enum SecurityClass: String, CaseIterable, Sendable {
+    /// No link-layer security.
     case open
+    /// WEP.
     case wep
     /// WPA/WPA2/WPA3 with a pre-shared key.
     case personal

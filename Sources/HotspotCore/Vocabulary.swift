@@ -56,20 +56,30 @@ public enum CommandType: String, CaseIterable, Sendable {
 
 /// A helper's result for a command. Raw values are the D-Bus contract's strings.
 public enum CommandResult: String, CaseIterable, Sendable {
+    /// The command succeeded (valid for every command).
     case success
+    /// The command failed (valid for every command).
     case failure
+    /// The helper needs the user (authenticate only).
     case uiRequired = "ui-required"
+    /// The helper does not handle this command (valid for every command; counts as "any other").
     case commandNotRecognized = "command-not-recognized"
+    /// The session lapsed and the helper must sign in again (maintain only).
     case authenticationRequired = "authentication-required"
+    /// The helper cannot handle this network after all (authenticate and present-ui only).
     case unsupportedNetwork = "unsupported-network"
+    /// A failure worth retrying later; auto-join stays on (authenticate and present-ui only).
     case temporaryFailure = "temporary-failure"
 }
 
 /// How confident a helper is that it can handle a network. Raw values are the D-Bus contract's
 /// strings; the order is none < low < high.
 public enum Confidence: String, CaseIterable, Comparable, Sendable {
+    /// The helper cannot handle the network.
     case none
+    /// The helper can probably handle the network.
     case low
+    /// The helper is sure it can handle the network; the first such answer wins at once.
     case high
 
     private var rank: Int {
