@@ -1,0 +1,34 @@
+/// Every timing the core uses. The defaults are Apple's where Apple gives one.
+public struct HotspotConfiguration: Hashable, Sendable {
+    /// Time in authenticated before maintain goes to the chosen helper (Apple: 300 s).
+    public var maintainInterval: Duration
+    /// How long a helper has to answer evaluate, authenticate, maintain and logoff (Apple: 45 s).
+    /// Present-ui has no deadline.
+    public var commandDeadline: Duration
+    /// Filter-scan-list goes out at most once per this interval per interface.
+    public var filterScanListInterval: Duration
+    /// How long a helper has to answer filter-scan-list. Filtering needs no network traffic, so it
+    /// is short; a helper that misses it keeps its previous claims.
+    public var filterScanListDeadline: Duration
+    /// Consecutive missed deadlines after which a helper is marked unresponsive.
+    public var unresponsiveThreshold: Int
+    /// The evaluate deadline given to a helper marked unresponsive.
+    public var unresponsiveEvaluateDeadline: Duration
+
+    /// Creates a configuration; every parameter has the product's default.
+    public init(
+        maintainInterval: Duration = .seconds(300),
+        commandDeadline: Duration = .seconds(45),
+        filterScanListInterval: Duration = .seconds(5),
+        filterScanListDeadline: Duration = .seconds(10),
+        unresponsiveThreshold: Int = 3,
+        unresponsiveEvaluateDeadline: Duration = .seconds(2)
+    ) {
+        self.maintainInterval = maintainInterval
+        self.commandDeadline = commandDeadline
+        self.filterScanListInterval = filterScanListInterval
+        self.filterScanListDeadline = filterScanListDeadline
+        self.unresponsiveThreshold = max(1, unresponsiveThreshold)
+        self.unresponsiveEvaluateDeadline = unresponsiveEvaluateDeadline
+    }
+}

@@ -1,0 +1,113 @@
+/// A password a helper supplied for a network. Its descriptions never show the secret, so it can
+/// travel through logs and test failures safely.
+public struct Password: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    /// The secret, in the format IEEE 802.11 defines for the network's security scheme.
+    public let secret: String
+
+    /// Wraps a secret.
+    public init(_ secret: String) {
+        self.secret = secret
+    }
+
+    public var description: String { "<password>" }
+    public var debugDescription: String { "<password>" }
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
+/// One network a helper claims in its filter-scan-list answer.
+public struct ScanClaim: Hashable, Sendable {
+    /// The claimed network's SSID.
+    public var ssid: SSID
+    /// When set, the claim applies to this access point only; otherwise to every access point of
+    /// the SSID.
+    public var bssid: String?
+    /// How confident the helper is; claims with none are dropped.
+    public var confidence: Confidence
+    /// A password the system may use to join the network.
+    public var password: Password?
+
+    /// Creates a claim.
+    public init(ssid: SSID, bssid: String? = nil, confidence: Confidence, password: Password? = nil) {
+        self.ssid = ssid
+        self.bssid = bssid
+        self.confidence = confidence
+        self.password = password
+    }
+}
+
+/// A helper's answer to a command.
+public struct HelperAnswer: Hashable, Sendable {
+    /// The command answered.
+    public var token: CommandToken
+    /// The helper answering.
+    public var helper: HelperID
+    /// The result.
+    public var result: CommandResult
+    /// The confidence (evaluate only; required when the result is success).
+    public var confidence: Confidence?
+    /// The claimed networks (filter-scan-list only).
+    public var claims: [ScanClaim]
+
+    /// Creates an answer.
+    public init(
+        token: CommandToken,
+        helper: HelperID,
+        result: CommandResult,
+        confidence: Confidence? = nil,
+        claims: [ScanClaim] = []
+    ) {
+        self.token = token
+        self.helper = helper
+        self.result = result
+        self.confidence = confidence
+        self.claims = claims
+    }
+}
+
+/// Who asks for a logoff.
+public enum LogoffRequester: Hashable, Sendable {
+    /// A helper; only the chosen helper may log off.
+    case helper(HelperID)
+    /// A user the daemon has already authorised (polkit).
+    case user
+}
+
+/// Everything that happens to the core. The daemon translates NetworkManager signals, helper
+/// replies, timers and D-Bus calls into events and hands them to ``HotspotCoordinator/handle(_:now:)``.
+public enum HotspotEvent: Hashable, Sendable {
+    /// The interface reached IP connectivity on a network through a connection profile
+    /// (NetworkManager device state ACTIVATED). Repeating it for the same network and connection
+    /// (roaming to another BSSID) only refreshes the network's facts.
+    case connectivityGained(InterfaceID, network: Network, connection: ConnectionID)
+    /// The interface lost IP connectivity (any device state below ACTIVATED).
+    case connectivityLost(InterfaceID)
+    /// The interface disappeared; the core forgets it entirely.
+    case interfaceRemoved(InterfaceID)
+    /// A helper registered.
+    case helperRegistered(HelperRegistration)
+    /// A helper unregistered itself.
+    case helperUnregistered(HelperID)
+    /// A helper's bus name vanished (NameOwnerChanged). Handled like unregistering.
+    case helperLeft(HelperID)
+    /// A helper answered a command.
+    case helperAnswered(HelperAnswer)
+    /// A helper's reply could not be understood (wrong signature, unknown result string, D-Bus
+    /// error reply). It counts as failure for the command and is reported as a protocol error.
+    case helperAnswerMalformed(CommandToken, helper: HelperID, problem: String)
+    /// The daemon's call for a command gave up before the core's deadline timer fired (for example
+    /// a D-Bus NoReply). Handled exactly as the deadline passing.
+    case helperTimedOut(CommandToken)
+    /// A timer the core armed with ``HotspotEffect/armTimer(_:at:)`` fired.
+    case timerFired(TimerID)
+    /// Logoff was requested for the interface.
+    case logoffRequested(InterfaceID, by: LogoffRequester)
+    /// The user acted on a UI-required notification; present-ui goes to the chosen helper.
+    case presentUIRequested(InterfaceID)
+    /// The interface's scan list changed (access points added or removed, a new scan).
+    case scanListChanged(InterfaceID, [Network])
+    /// The user forgets a network: its cache entries, the exclusions on it and the autoconnect the
+    /// core switched off for it are all cleared.
+    case forgetNetwork(SSID)
+}
