@@ -1,3 +1,4 @@
+import CDBus
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -113,6 +114,8 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
+        // Threads inherit their creator's name; give this one its own for ps, top and perf.
+        _ = hotspot_name_current_thread("dbus-connection")
         let me = asUnownedSerialExecutor()
         var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), pollfd(fd: -1, events: 0, revents: 0)]
         while true {

@@ -21,7 +21,12 @@ public actor Connection {
 
     /// `DBusConnection*`; nil once closed. Only touched on the bus thread (actor-isolated), except
     /// in deinit when nothing else can reach it.
-    private var raw: OpaquePointer?
+    private var raw: OpaquePointer? {
+        didSet { rawForDeinit = raw }
+    }
+    /// A copy of `raw` that deinit may read: deinit is nonisolated, and when it runs no other
+    /// reference to the actor exists, so no job can touch the connection concurrently.
+    private nonisolated(unsafe) var rawForDeinit: OpaquePointer?
     private var fd: Int32 = -1
     private var disconnectReason: String?
     private var disconnectWaiters: [CheckedContinuation<String, Never>] = []
@@ -78,6 +83,7 @@ public actor Connection {
         var fd: Int32 = -1
         _ = dbus_connection_get_unix_fd(conn, &fd)
         self.raw = conn
+        self.rawForDeinit = conn
         self.fd = fd
         self.address = address
         self.uniqueName = dbus_bus_get_unique_name(conn).map { String(cString: $0) } ?? ""
@@ -98,9 +104,10 @@ public actor Connection {
         return try Connection(address: address)
     }
 
-    isolated deinit {
-        // Runs on the bus thread, as the last job for this connection.
-        if let raw {
+    deinit {
+        // Nothing else can reach the connection any more; libdbus locks it internally, so
+        // closing it from whichever thread drops the last reference is safe.
+        if let raw = rawForDeinit {
             dbus_connection_close(raw)
             dbus_connection_unref(raw)
         }
@@ -258,11 +265,23 @@ public actor Connection {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Message, any Error>) in
                 pending[serial] = Pending(handler: .continuation(c), deadline: deadline, timeout: timeout,
                                           member: member.rawValue, destination: destination?.rawValue ?? "(none)")
-                deadlines.insert(deadline, serial)
+                insertDeadline(deadline, serial)
             }
         } onCancel: {
             Task { await self.cancelCall(serial) }
         }
+    }
+
+    /// Records a deadline. Answered calls leave their entries behind (lazy deletion); when
+    /// those outnumber the pending calls the heap is rebuilt, so it stays proportional to the
+    /// calls actually in flight however many calls per second go through.
+    private func insertDeadline(_ deadline: ContinuousClock.Instant, _ serial: UInt32) {
+        if deadlines.count > 64 && deadlines.count > 2 * pending.count {
+            var fresh = DeadlineHeap()
+            for (s, p) in pending { fresh.insert(p.deadline, s) }
+            deadlines = fresh
+        }
+        deadlines.insert(deadline, serial)
     }
 
     private func cancelCall(_ serial: UInt32) {
@@ -279,7 +298,7 @@ public actor Connection {
             let deadline = ContinuousClock.now.advanced(by: timeout)
             pending[serial] = Pending(handler: .callback(callback), deadline: deadline, timeout: timeout,
                                       member: member.rawValue, destination: destination?.rawValue ?? "(none)")
-            deadlines.insert(deadline, serial)
+            insertDeadline(deadline, serial)
         } catch let error as DBusError {
             callback(self, .failure(error))
         } catch {
@@ -712,6 +731,7 @@ final class DBusErrorStruct {
 struct DeadlineHeap {
     private var items: [(ContinuousClock.Instant, UInt32)] = []
     var isEmpty: Bool { items.isEmpty }
+    var count: Int { items.count }
     var peekDeadline: ContinuousClock.Instant? { items.first?.0 }
 
     mutating func insert(_ deadline: ContinuousClock.Instant, _ serial: UInt32) {
