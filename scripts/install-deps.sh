@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what building and testing need on Debian 12 (run as root). Idempotent and quiet when
+# everything is already there. The Swift toolchain itself is expected on PATH (swift.org builds).
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libdbus-1-dev        # CDBus: libdbus-1
+  libglib2.0-dev       # CGLib: GKeyFile for configuration
+  libcurl4-openssl-dev # CCurl: HTTP probes
+  dbus                 # dbus-daemon for private test buses
+  libglib2.0-bin       # gdbus, a foreign D-Bus client in tests
+  systemd              # busctl, systemd-analyze
+  python3-dbus         # dbus-python, the language-neutral helper in tests
+  python3-dbusmock     # mock NetworkManager, polkit and notification daemons
+  iproute2             # network namespaces for interface-binding tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "missing Debian packages: ${missing[*]}" >&2
+  echo "install them with: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "Installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
