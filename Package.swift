@@ -1,8 +1,8 @@
 // swift-tools-version: 6.1
 //
 // Hotspot Helper for Linux: NEHotspotHelper's model for NetworkManager desktops, over D-Bus.
-// Module direction: C shims → DBus → (HotspotCore is pure and depends on nothing) → adapters →
-// executables. See docs/ARCHITECTURE.md.
+// Module direction: C shims → DBus → (HotspotCore is pure and depends on nothing) → adapters
+// (NetworkManager, Connectivity) → HotspotDaemon → executables. See docs/ARCHITECTURE.md.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -16,7 +16,16 @@ let package = Package(
     products: [
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "HotspotCore", targets: ["HotspotCore"]),
+        .library(name: "HotspotHelperKit", targets: ["HotspotHelperKit"]),
+        .executable(name: "hotspot-helperd", targets: ["hotspot-helperd"]),
+        .executable(name: "hotspot-example-helper", targets: ["hotspot-example-helper"]),
+        .executable(name: "hotspot-portal-sim", targets: ["hotspot-portal-sim"]),
         .executable(name: "dbus-benchmark", targets: ["dbus-benchmark"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // C shims: one per system library, each naming the Debian package that provides it.
@@ -30,12 +39,43 @@ let package = Package(
         // The hotspot state machine, arbitration, cache and timers: pure, no I/O.
         .target(name: "HotspotCore", swiftSettings: strict),
 
+        // NetworkManager over D-Bus: devices, access points, joins, actions, secret agent.
+        .target(name: "NetworkManager", dependencies: ["DBus"], swiftSettings: strict),
+
+        // Captive-portal detection, WISPr and RFC 8908 clients on libcurl.
+        .target(name: "Connectivity", dependencies: ["CCurl"], swiftSettings: strict),
+
+        // The simulated hotspot: a captive-portal HTTP server with many modes.
+        .target(name: "PortalSimulator", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], swiftSettings: strict),
+
+        // The daemon: wiring core and adapters, the D-Bus API, helpers, persistence, configuration.
+        .target(name: "HotspotDaemon", dependencies: [
+            "DBus", "HotspotCore", "NetworkManager", "Connectivity", "CGLib",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+
+        // The library for helper authors, shaped like NEHotspotHelper.
+        .target(name: "HotspotHelperKit", dependencies: ["DBus"], swiftSettings: strict),
+
         // Test support for the project's own tests: private buses, dbusmock, subprocesses.
         .target(name: "BusTestKit", dependencies: ["DBus"], swiftSettings: strict),
 
+        .executableTarget(name: "hotspot-helperd", dependencies: [
+            "HotspotDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .executableTarget(name: "hotspot-example-helper", dependencies: [
+            "HotspotHelperKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
+        .executableTarget(name: "hotspot-portal-sim", dependencies: [
+            "PortalSimulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
         .executableTarget(name: "dbus-benchmark", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),
+        .testTarget(name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "BusTestKit"], swiftSettings: strict),
+        .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "PortalSimulator", "BusTestKit"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["HotspotDaemon", "HotspotHelperKit", "DBus", "BusTestKit"], swiftSettings: strict),
     ]
 )

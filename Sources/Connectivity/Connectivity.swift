@@ -1,0 +1,1 @@
+// Captive-portal detection on libcurl (in progress).

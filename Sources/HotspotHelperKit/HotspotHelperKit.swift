@@ -1,0 +1,1 @@
+// HotspotHelperKit (in progress).

@@ -1,0 +1,1 @@
+// NetworkManager over D-Bus (in progress).

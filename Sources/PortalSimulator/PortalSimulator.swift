@@ -1,0 +1,1 @@
+// The simulated hotspot (in progress).
