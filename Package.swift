@@ -48,14 +48,18 @@ let package = Package(
         // The simulated hotspot: a captive-portal HTTP server with many modes.
         .target(name: "PortalSimulator", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], swiftSettings: strict),
 
+        // The D-Bus contract shared by the daemon and helpers: names, and the wire form of
+        // commands and responses (dbus/org.freedesktop.NetworkManager.HotspotHelper.xml).
+        .target(name: "HotspotProtocol", dependencies: ["DBus", "HotspotCore"], swiftSettings: strict),
+
         // The daemon: wiring core and adapters, the D-Bus API, helpers, persistence, configuration.
         .target(name: "HotspotDaemon", dependencies: [
-            "DBus", "HotspotCore", "NetworkManager", "Connectivity", "CGLib",
+            "DBus", "HotspotCore", "HotspotProtocol", "NetworkManager", "Connectivity", "CGLib",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
 
         // The library for helper authors, shaped like NEHotspotHelper.
-        .target(name: "HotspotHelperKit", dependencies: ["DBus"], swiftSettings: strict),
+        .target(name: "HotspotHelperKit", dependencies: ["DBus", "HotspotCore", "HotspotProtocol"], swiftSettings: strict),
 
         // Test support for the project's own tests: private buses, dbusmock, subprocesses.
         .target(name: "BusTestKit", dependencies: ["DBus"], swiftSettings: strict),
@@ -76,6 +80,6 @@ let package = Package(
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),
         .testTarget(name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "PortalSimulator", "BusTestKit"], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["HotspotDaemon", "HotspotHelperKit", "DBus", "BusTestKit"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "BusTestKit"], swiftSettings: strict),
     ]
 )

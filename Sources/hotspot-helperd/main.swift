@@ -1,1 +1,61 @@
-print("not built yet")
+import ArgumentParser
+import Foundation
+import HotspotDaemon
+import Logging
+
+struct HotspotHelperDaemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hotspot-helperd",
+        abstract: "The Hotspot Helper service: labels known Wi-Fi networks, supplies their passwords and signs in to captive portals.",
+        discussion: """
+        Runs on the system bus as org.freedesktop.NetworkManager.HotspotHelper (DBUS_SYSTEM_BUS_ADDRESS \
+        overrides the bus address), follows NetworkManager, and calls the registered helpers. Normally \
+        started by systemd (hotspot-helperd.service); stop it with SIGTERM.
+
+        Configuration (GLib keyfile, default /etc/hotspot-helper/hotspot-helperd.conf when present):
+          [daemon]
+          state-dir=/var/lib/hotspot-helper   # the network cache and autoconnect ledger
+          command-timeout=45                  # seconds a helper has to answer (decimals allowed)
+          maintain-interval=300               # seconds between maintain commands
+          filter-interval=5                   # at most one filter-scan-list per interface this often
+        """)
+
+    static let defaultConfig = "/etc/hotspot-helper/hotspot-helperd.conf"
+
+    @Option(name: .long, help: "Read this configuration file.")
+    var config: String?
+
+    @Option(name: .long, help: "Keep state here (overrides state-dir from the configuration).")
+    var stateDir: String?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        var configuration = DaemonConfiguration()
+        let path = config ?? (FileManager.default.fileExists(atPath: Self.defaultConfig) ? Self.defaultConfig : nil)
+        if let path {
+            do { configuration = try DaemonConfiguration.load(path: path) } catch {
+                throw ValidationError(error.message)
+            }
+        }
+        if let stateDir { configuration.stateDirectory = stateDir }
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("unknown log level '\(logLevel)' (trace, debug, info, notice, warning, error, critical)")
+        }
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = level
+            return h
+        }
+        let log = Logger(label: "hotspot-helperd")
+        do {
+            try await Daemon.run(configuration: configuration, log: log)
+        } catch let error as DaemonError {
+            log.critical("\(error.message)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+await HotspotHelperDaemon.main()

@@ -1,0 +1,399 @@
+import DBus
+import HotspotCore
+import HotspotProtocol
+import Logging
+
+/// What the daemon asks of NetworkManager (implemented by the NetworkManager bridge; tests may
+/// substitute their own).
+public protocol NetworkControl: Sendable {
+    func disconnect(interface: InterfaceID) async throws
+    func setAutoconnect(_ enabled: Bool, connection: ConnectionID) async throws
+}
+
+/// One Wi-Fi interface as the daemon publishes it.
+struct InterfaceRecord: Sendable {
+    var number: Int
+    var name: InterfaceID
+    var device: ObjectPath
+    var status: InterfaceStatus?
+    var scanList: [AnnotatedNetwork] = []
+    var connectivity = "unknown"
+    var portalURL = ""
+    var sessionExpires: UInt64 = 0
+
+    var path: ObjectPath { HotspotContract.interfacePath(number) }
+}
+
+/// Where a registered helper receives commands.
+struct HelperEndpoint: Sendable {
+    var uniqueName: String
+    var path: ObjectPath
+    var displayName: String
+    var watch: Task<Void, Never>
+}
+
+/// The daemon's heart: feeds events to the pure core and carries out its effects — commands to
+/// helpers over D-Bus, timers, NetworkManager actions, publication on the bus, persistence.
+public actor Engine {
+    let bus: Connection
+    let log: Logger
+    let store: StateFile
+    var network: (any NetworkControl)?
+    var publisher: BusPublisher?
+
+    private var core: HotspotCoordinator
+    private let start = ContinuousClock.now
+    private var timers: [TimerID: Task<Void, Never>] = [:]
+    private var inflight: [CommandToken: (task: Task<Void, Never>, started: ContinuousClock.Instant, request: CommandRequest)] = [:]
+    private(set) var helpers: [HelperID: HelperEndpoint] = [:]
+    private(set) var interfaces: [InterfaceID: InterfaceRecord] = [:]
+    private var nextInterfaceNumber = 0
+    private var numbers: [InterfaceID: Int] = [:]
+    private(set) var status = "determining"
+
+    public init(bus: Connection, configuration: DaemonConfiguration, log: Logger) {
+        self.bus = bus
+        self.log = log
+        let store = StateFile(directory: configuration.stateDirectory)
+        self.store = store
+        var restored = PersistentState()
+        do {
+            let load = try store.loadState()
+            restored = load.state
+            for damage in load.damaged {
+                log.error("state file \(store.path): damaged entry skipped, the rest loaded: \(damage)")
+            }
+        } catch {
+            log.error("state file \(store.path) could not be loaded; starting with an empty cache: \(error)")
+        }
+        self.core = HotspotCoordinator(configuration: configuration.core, restoring: restored)
+    }
+
+    func attach(publisher: BusPublisher, network: (any NetworkControl)?) {
+        self.publisher = publisher
+        self.network = network
+    }
+
+    var now: Instant { Instant(sinceEpoch: ContinuousClock.now - start) }
+
+    // MARK: - Events in
+
+    /// Feeds one event to the core and carries out the effects; returns them for callers that
+    /// need to see a refusal.
+    @discardableResult
+    func handle(_ event: HotspotEvent) async -> [HotspotEffect] {
+        let effects = core.handle(event, now: now)
+        for effect in effects { await execute(effect) }
+        return effects
+    }
+
+    /// A Wi-Fi device appeared (or NetworkManager was rebuilt).
+    func interfaceAppeared(_ name: InterfaceID, device: ObjectPath) async {
+        if interfaces[name] != nil { interfaces[name]?.device = device; return }
+        let number = numbers[name] ?? { nextInterfaceNumber += 1; numbers[name] = nextInterfaceNumber; return nextInterfaceNumber }()
+        interfaces[name] = InterfaceRecord(number: number, name: name, device: device)
+        await publisher?.interfaceAdded(interfaces[name]!)
+        log.info("interface \(name) appeared (\(device))")
+    }
+
+    /// A Wi-Fi device went away.
+    func interfaceVanished(_ name: InterfaceID) async {
+        guard let record = interfaces.removeValue(forKey: name) else { return }
+        await handle(.interfaceRemoved(name))
+        await publisher?.interfaceRemoved(record)
+        log.info("interface \(name) vanished")
+    }
+
+    func joined(_ name: InterfaceID, network: Network, connection: ConnectionID) async {
+        log.info("\(name) joined \(network.ssid.displayForm) (\(network.bssid)) through connection \(connection)")
+        await handle(.connectivityGained(name, network: network, connection: connection))
+    }
+
+    func left(_ name: InterfaceID) async {
+        await handle(.connectivityLost(name))
+    }
+
+    func scanListChanged(_ name: InterfaceID, _ networks: [Network]) async {
+        await handle(.scanListChanged(name, networks))
+    }
+
+    /// NetworkManager left the bus: every interface is gone until it comes back.
+    func networkManagerReset() async {
+        for name in interfaces.keys.sorted() { await interfaceVanished(name) }
+    }
+
+    func setStatus(_ value: String) async {
+        guard value != status else { return }
+        status = value
+        await publisher?.managerChanged(["Status": .string(value)])
+    }
+
+    func setConnectivity(_ name: InterfaceID, connectivity: String, portalURL: String, sessionExpires: UInt64) async {
+        guard var r = interfaces[name] else { return }
+        var changed: [String: DBusValue] = [:]
+        if r.connectivity != connectivity { r.connectivity = connectivity; changed["Connectivity"] = .string(connectivity) }
+        if r.portalURL != portalURL { r.portalURL = portalURL; changed["PortalUrl"] = .string(portalURL) }
+        if r.sessionExpires != sessionExpires { r.sessionExpires = sessionExpires; changed["SessionExpires"] = .uint64(sessionExpires) }
+        interfaces[name] = r
+        if !changed.isEmpty { await publisher?.interfaceChanged(r, changed) }
+    }
+
+    // MARK: - Requests from the bus (already authorised)
+
+    func register(sender: String, path: ObjectPath, options: [String: DBusValue]) async throws {
+        guard let display = options["DisplayName"]?.string, !display.isEmpty else {
+            throw HotspotError(.invalidArgs, "RegisterHelper needs the option DisplayName (a non-empty string)")
+        }
+        guard display.count <= 64 else { throw HotspotError(.invalidArgs, "DisplayName is \(display.count) characters; keep it to 15 (at most 64)") }
+        let identifier = options["Identifier"]?.string ?? display
+        guard !identifier.isEmpty, identifier.count <= 255 else { throw HotspotError(.invalidArgs, "Identifier must be 1 to 255 characters") }
+        var commands = Set(CommandType.allCases)
+        if let list = options["Commands"] {
+            guard let names = list.strings, list.arrayItems?.count == names.count else {
+                throw HotspotError(.invalidArgs, "Commands must be a list of strings (as)")
+            }
+            var parsed = Set<CommandType>()
+            for n in names {
+                guard let c = CommandType(rawValue: n) else {
+                    throw HotspotError(.invalidArgs, "unknown command '\(n)' in Commands (expected: \(CommandType.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                parsed.insert(c)
+            }
+            commands = parsed
+        }
+        for (id, h) in helpers where h.uniqueName == sender {
+            throw HotspotError(.alreadyRegistered, "this connection is already registered as helper '\(id)'; call UnregisterHelper first")
+        }
+        let id = HelperID(identifier)
+        if helpers[id] != nil {
+            throw HotspotError(.alreadyRegistered, "a helper with identifier '\(identifier)' is already registered by another process")
+        }
+        // Watch the caller first: if it vanishes right after registering, we still notice.
+        let rule = MatchRule(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                             member: "NameOwnerChanged", arguments: [0: sender])
+        let changes = try await bus.signals(matching: rule)
+        let watch = Task { [weak self] in
+            for await signal in changes where signal.body.count == 3 && signal.body[2].string == "" {
+                await self?.helperVanished(id, uniqueName: sender)
+                return
+            }
+        }
+        guard try await bus.nameOwner(BusName(sender)) != nil else {
+            watch.cancel()
+            throw HotspotError(.invalidArgs, "the caller left the bus while registering")
+        }
+        let effects = await handle(.helperRegistered(HelperRegistration(identifier: id, displayName: display, commands: commands)))
+        for case .requestDeclined(.registration(_, let reason)) in effects {
+            watch.cancel()
+            throw HotspotError(.alreadyRegistered, reason)
+        }
+        helpers[id] = HelperEndpoint(uniqueName: sender, path: path, displayName: display, watch: watch)
+        log.info("helper '\(display)' (\(id)) registered from \(sender) at \(path)")
+        await publishHelpers()
+    }
+
+    func unregister(sender: String) async throws {
+        guard let (id, h) = helpers.first(where: { $0.value.uniqueName == sender }) else {
+            throw HotspotError(.notRegistered, "this connection is not registered as a helper")
+        }
+        h.watch.cancel()
+        helpers[id] = nil
+        log.info("helper \(id) unregistered")
+        await handle(.helperUnregistered(id))
+        await publishHelpers()
+    }
+
+    private func helperVanished(_ id: HelperID, uniqueName: String) async {
+        guard let h = helpers[id], h.uniqueName == uniqueName else { return }
+        helpers[id] = nil
+        log.warning("helper \(id) left the bus; its pending commands fail now")
+        for (token, f) in inflight where f.request.helper == id {
+            f.task.cancel()
+            inflight[token] = nil
+            await publisher?.commandCompleted(f.request, result: "helper-left", seconds: seconds(since: f.started))
+        }
+        await handle(.helperLeft(id))
+        await publishHelpers()
+    }
+
+    /// The unique name of a registered helper's connection, if `sender` is one.
+    func helperID(of sender: String) -> HelperID? {
+        helpers.first(where: { $0.value.uniqueName == sender })?.key
+    }
+
+    func logoff(_ name: InterfaceID, by requester: LogoffRequester) async throws {
+        let effects = await handle(.logoffRequested(name, by: requester))
+        for case .requestDeclined(.logoff(_, let reason)) in effects { throw HotspotError(.notAllowed, reason) }
+    }
+
+    func presentUI(_ name: InterfaceID) async throws {
+        let effects = await handle(.presentUIRequested(name))
+        for case .requestDeclined(.presentUI(_, let reason)) in effects { throw HotspotError(.notAllowed, reason) }
+    }
+
+    func forget(_ ssid: SSID) async {
+        log.info("forgetting network \(ssid.displayForm)")
+        await handle(.forgetNetwork(ssid))
+    }
+
+    func password(for ssid: SSID) -> Password? {
+        for name in interfaces.keys.sorted() {
+            if let p = core.password(for: ssid, on: name) { return p }
+        }
+        return nil
+    }
+
+    func record(at path: ObjectPath) -> InterfaceRecord? { interfaces.values.first { $0.path == path } }
+
+    func helperList() -> [[String: DBusValue]] {
+        core.helpers.map { h in
+            ["identifier": .string(h.identifier.rawValue), "display-name": .string(h.displayName),
+             "state": .string(core.isUnresponsive(h.identifier) ? "unresponsive" : "responsive")]
+        }
+    }
+
+    private func publishHelpers() async {
+        await publisher?.managerChanged(["Helpers": .varDicts(helperList())])
+    }
+
+    // MARK: - Effects out
+
+    private func execute(_ effect: HotspotEffect) async {
+        switch effect {
+        case .sendCommand(let request):
+            send(request)
+        case .cancelCommand(let token):
+            if let f = inflight.removeValue(forKey: token) {
+                f.task.cancel()
+                await publisher?.commandCompleted(f.request, result: "cancelled", seconds: seconds(since: f.started))
+            }
+        case .disconnect(let name):
+            log.info("disconnecting \(name)")
+            guard let network else { return }
+            Task { [log] in
+                do { try await network.disconnect(interface: name) } catch { log.error("could not disconnect \(name): \(error)") }
+            }
+        case .disableAutoconnect(let connection), .enableAutoconnect(let connection):
+            let enable: Bool
+            if case .enableAutoconnect = effect { enable = true } else { enable = false }
+            log.info("\(enable ? "restoring" : "switching off") autoconnect for connection \(connection)")
+            guard let network else { return }
+            Task { [log] in
+                do { try await network.setAutoconnect(enable, connection: connection) } catch {
+                    log.error("could not set autoconnect=\(enable) on \(connection): \(error)")
+                }
+            }
+        case .armTimer(let id, let at):
+            timers[id]?.cancel()
+            let deadline = start + at.sinceEpoch
+            timers[id] = Task { [weak self] in
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                guard !Task.isCancelled else { return }
+                await self?.timerFired(id)
+            }
+        case .cancelTimer(let id):
+            timers.removeValue(forKey: id)?.cancel()
+        case .publishState(let s):
+            guard var r = interfaces[s.interface] else { return }
+            let old = r.status
+            r.status = s
+            interfaces[s.interface] = r
+            if old?.state != s.state { log.info("\(s.interface): \(old?.state.rawValue ?? "inactive") → \(s.state.rawValue)") }
+            await publisher?.interfaceStatusChanged(r, old: old)
+        case .publishScanList(let name, let list):
+            interfaces[name]?.scanList = list
+        case .uiRequired(let request):
+            guard let r = interfaces[request.interface] else { return }
+            log.info("\(request.interface): helper '\(request.helperDisplayName)' needs the user for \(request.network.ssid.displayForm)")
+            await publisher?.uiRequired(r, displayName: request.helperDisplayName, network: request.network)
+        case .persist(let state):
+            do { try store.saveState(state) } catch {
+                log.error("could not save the network cache to \(store.path): \(error); it stays in memory and is saved at the next change")
+            }
+        case .helperProtocolError(let e):
+            log.warning("\(e)")
+        case .answerIgnored(let ignored):
+            log.debug("\(ignored)")
+        case .helperResponsivenessChanged(let id, let responsive):
+            log.warning("helper \(id) is \(responsive ? "responsive again" : "unresponsive: it keeps missing deadlines, so it now gets a short evaluate deadline")")
+            await publishHelpers()
+        case .requestDeclined:
+            break // returned to the caller through handle()
+        }
+    }
+
+    private func timerFired(_ id: TimerID) async {
+        guard timers.removeValue(forKey: id) != nil else { return }
+        await handle(.timerFired(id))
+    }
+
+    private func seconds(since start: ContinuousClock.Instant) -> Double {
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    private func send(_ request: CommandRequest) {
+        guard let endpoint = helpers[request.helper], let helperName = try? BusName(endpoint.uniqueName) else {
+            // The helper is gone; the core hears about it through helperLeft.
+            return
+        }
+        let wire = WireCommand(type: request.command, interface: request.interface.rawValue, network: request.network,
+                               isChosenHelper: request.isChosenHelper, networks: request.networks, deadline: request.deadline)
+        // The core's deadline timer decides; the D-Bus timeout only backs it up.
+        let timeout = request.deadline.map { $0 + .seconds(2) } ?? .seconds(7 * 24 * 3600)
+        let bus = self.bus
+        let started = ContinuousClock.now
+        let task = Task { [weak self] in
+            let outcome: CommandOutcome
+            do {
+                let reply = try await bus.call(destination: helperName, path: endpoint.path, interface: HotspotContract.handlerInterface,
+                                               member: "HandleCommand", body: [wire.encode()], timeout: timeout)
+                guard reply.count == 1 else { throw WireError("HandleCommand returned \(reply.count) values") }
+                outcome = .answered(try WireResponse.decode(reply[0]))
+            } catch let error as WireError {
+                outcome = .malformed(error.problem)
+            } catch let error as DBusError {
+                switch error {
+                case .cancelled: return
+                case .timedOut: outcome = .timedOut
+                case .remote(let name, _) where name == DBusErrorName.noReply || name == DBusErrorName.serviceUnknown:
+                    outcome = .vanished
+                case .disconnected: return
+                default: outcome = .malformed("the helper answered with an error: \(error)")
+                }
+            } catch {
+                outcome = .malformed("\(error)")
+            }
+            await self?.commandFinished(request, outcome: outcome)
+        }
+        inflight[request.token] = (task, started, request)
+    }
+
+    enum CommandOutcome: Sendable {
+        case answered(WireResponse)
+        case malformed(String)
+        case timedOut
+        case vanished
+    }
+
+    private func commandFinished(_ request: CommandRequest, outcome: CommandOutcome) async {
+        guard let f = inflight.removeValue(forKey: request.token) else { return }
+        let secs = seconds(since: f.started)
+        switch outcome {
+        case .answered(let response):
+            await publisher?.commandCompleted(request, result: response.result.rawValue, seconds: secs)
+            log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms")
+            await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
+                                                      confidence: response.confidence, claims: response.claims)))
+        case .malformed(let problem):
+            await publisher?.commandCompleted(request, result: "failure", seconds: secs)
+            await handle(.helperAnswerMalformed(request.token, helper: request.helper, problem: problem))
+        case .timedOut:
+            await publisher?.commandCompleted(request, result: "timed-out", seconds: secs)
+            await handle(.helperTimedOut(request.token))
+        case .vanished:
+            await publisher?.commandCompleted(request, result: "helper-left", seconds: secs)
+            if let h = helpers[request.helper] { await helperVanished(request.helper, uniqueName: h.uniqueName) }
+        }
+    }
+}

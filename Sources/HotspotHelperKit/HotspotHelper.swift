@@ -1,0 +1,145 @@
+import DBus
+import HotspotCore
+import HotspotProtocol
+import Synchronization
+
+/// The command types, results and confidence levels, as in NEHotspotHelper.
+public typealias HotspotHelperCommandType = CommandType
+public typealias HotspotHelperResult = CommandResult
+public typealias HotspotHelperConfidence = Confidence
+
+/// Registration options (NEHotspotHelper's `kNEHotspotHelperOptionDisplayName` and ours).
+public struct HotspotHelperOptions: Sendable {
+    /// Shown beside the networks the helper claims; at most 15 characters is advised.
+    public var displayName: String
+    /// Stable across restarts, so the daemon's cache keeps naming this helper; defaults to the
+    /// display name.
+    public var identifier: String?
+    /// The commands the helper wants; nil for all.
+    public var commands: Set<HotspotHelperCommandType>?
+
+    public init(displayName: String, identifier: String? = nil, commands: Set<HotspotHelperCommandType>? = nil) {
+        self.displayName = displayName
+        self.identifier = identifier
+        self.commands = commands
+    }
+}
+
+/// A Wi-Fi network as a helper sees it (NEHotspotNetwork). A helper sets a confidence on it when
+/// evaluating, and a confidence and a password when it claims it in filter-scan-list.
+public final class HotspotNetwork: Sendable, CustomStringConvertible {
+    /// The SSID's bytes (an SSID need not be UTF-8).
+    public let ssidBytes: [UInt8]
+    public let bssid: String
+    /// 0…1.
+    public let signalStrength: Double
+    public let isSecure: Bool
+    public let didAutoJoin: Bool
+    public let didJustJoin: Bool
+    /// Whether this helper is the interface's chosen helper.
+    public let isChosenHelper: Bool
+    /// The interface the command concerns (e.g. `wlan0`).
+    public let interface: String
+
+    private struct Marks: Sendable { var confidence: Confidence = .none; var password: String? }
+    private let marks = Mutex(Marks())
+
+    init(_ n: Network, isChosenHelper: Bool, interface: String) {
+        ssidBytes = n.ssid.bytes
+        bssid = n.bssid
+        signalStrength = n.signalStrength
+        isSecure = n.isSecure
+        didAutoJoin = n.didAutoJoin
+        didJustJoin = n.didJustJoin
+        self.isChosenHelper = isChosenHelper
+        self.interface = interface
+    }
+
+    /// The SSID for display (bytes that are not UTF-8 are escaped).
+    public var ssid: String { SSID(bytes: ssidBytes).displayForm }
+
+    public func setConfidence(_ confidence: HotspotHelperConfidence) { marks.withLock { $0.confidence = confidence } }
+    /// The Wi-Fi password the system may use to join this network (filter-scan-list). Never
+    /// logged and never published by the daemon.
+    public func setPassword(_ password: String) { marks.withLock { $0.password = password } }
+
+    var confidence: Confidence { marks.withLock { $0.confidence } }
+    var password: String? { marks.withLock { $0.password } }
+
+    public var description: String { "\(ssid) (\(bssid))" }
+}
+
+/// Where a command's single answer goes; answering twice is ignored, never answering is
+/// answered for the helper (command-not-recognized) when the last reference goes away.
+final class ReplySlot: Sendable {
+    private let continuation = Mutex<CheckedContinuation<WireResponse, Never>?>(nil)
+    func arm(_ c: CheckedContinuation<WireResponse, Never>) { continuation.withLock { $0 = c } }
+    func fill(_ response: WireResponse) -> Bool {
+        guard let c = continuation.withLock({ slot -> CheckedContinuation<WireResponse, Never>? in defer { slot = nil }; return slot }) else { return false }
+        c.resume(returning: response)
+        return true
+    }
+    deinit { _ = fill(WireResponse(result: .commandNotRecognized)) }
+}
+
+/// A command from the daemon (NEHotspotHelperCommand).
+public final class HotspotHelperCommand: Sendable {
+    public let commandType: HotspotHelperCommandType
+    /// The interface's current network (every command but filter-scan-list).
+    public let network: HotspotNetwork?
+    /// The scan list (filter-scan-list only).
+    public let networkList: [HotspotNetwork]?
+    /// The interface name, e.g. `wlan0`.
+    public let interface: String
+    /// How long the daemon waits for the answer; nil for no limit (present-ui).
+    public let deadline: Duration?
+    let slot: ReplySlot
+
+    init(_ wire: WireCommand, slot: ReplySlot) {
+        commandType = wire.type
+        interface = wire.interface
+        network = wire.network.map { HotspotNetwork($0, isChosenHelper: wire.isChosenHelper, interface: wire.interface) }
+        networkList = wire.type == .filterScanList ? wire.networks.map { HotspotNetwork($0, isChosenHelper: false, interface: wire.interface) } : nil
+        deadline = wire.deadline
+        self.slot = slot
+    }
+
+    /// A response carrying `result`; set its network or network list, then `deliver()` it.
+    public func createResponse(_ result: HotspotHelperResult) -> HotspotHelperResponse {
+        HotspotHelperResponse(command: self, result: result)
+    }
+}
+
+/// The answer to a command (NEHotspotHelperResponse).
+public final class HotspotHelperResponse: Sendable {
+    let command: HotspotHelperCommand
+    let result: HotspotHelperResult
+    private let parts = Mutex<(network: HotspotNetwork?, list: [HotspotNetwork]?)>((nil, nil))
+
+    init(command: HotspotHelperCommand, result: HotspotHelperResult) {
+        self.command = command
+        self.result = result
+    }
+
+    /// For evaluate: the network with the confidence set on it.
+    public func setNetwork(_ network: HotspotNetwork) { parts.withLock { $0.network = network } }
+    /// For filter-scan-list: the networks the helper claims, each with a confidence (and
+    /// optionally a password) set on it.
+    public func setNetworkList(_ list: [HotspotNetwork]) { parts.withLock { $0.list = list } }
+
+    /// Sends the response. Only the first delivery for a command counts.
+    public func deliver() {
+        let (network, list) = parts.withLock { ($0.network, $0.list) }
+        var wire = WireResponse(result: result)
+        if command.commandType == .evaluate {
+            wire.confidence = (network ?? command.network)?.confidence ?? Confidence.none
+        }
+        if command.commandType == .filterScanList {
+            wire.claims = (list ?? []).map { n in
+                ScanClaim(ssid: SSID(bytes: n.ssidBytes), bssid: n.bssid.isEmpty ? nil : n.bssid, confidence: n.confidence,
+                          password: n.password.map(Password.init))
+            }
+        }
+        _ = command.slot.fill(wire)
+    }
+}

@@ -1,1 +1,0 @@
-// HotspotHelperKit (in progress).

@@ -1,0 +1,119 @@
+import DBus
+import HotspotCore
+import HotspotProtocol
+import Synchronization
+
+/// A registered hotspot helper (NEHotspotHelper). Register once with a handler; the daemon sends
+/// commands to it. The helper re-registers by itself when the daemon restarts.
+public actor HotspotHelper {
+    /// Receives every command; answer with `command.createResponse(…).deliver()`, now or later.
+    public typealias Handler = @Sendable (HotspotHelperCommand) -> Void
+
+    public nonisolated let connection: Connection
+    public nonisolated let options: HotspotHelperOptions
+    /// The object path at which this helper receives commands.
+    public nonisolated let handlerPath: ObjectPath
+    private let daemonOwner = OwnerBox()
+    private var watch: Task<Void, Never>?
+
+    /// Registers with the daemon on `connection` (the system bus by default). Throws the
+    /// daemon's error (NotAuthorized, AlreadyRegistered, InvalidArgs) or a bus error.
+    public static func register(options: HotspotHelperOptions, connection: Connection? = nil,
+                                handlerPath: ObjectPath = "/org/freedesktop/NetworkManager/HotspotHelper/Handler",
+                                handler: @escaping Handler) async throws -> HotspotHelper {
+        let conn = try connection ?? Connection.system()
+        let helper = HotspotHelper(connection: conn, options: options, handlerPath: handlerPath)
+        try await helper.start(handler)
+        return helper
+    }
+
+    private init(connection: Connection, options: HotspotHelperOptions, handlerPath: ObjectPath) {
+        self.connection = connection
+        self.options = options
+        self.handlerPath = handlerPath
+    }
+
+    /// The handler interface table: only the daemon's unique name may send commands.
+    static func handlerInterface(owner: OwnerBox, handler: @escaping Handler) -> DBusInterface {
+        DBusInterface(HotspotContract.handlerInterface, methods: [
+            DBusMethod("HandleCommand", inputs: [DBusArgument("command", "a{sv}")], outputs: [DBusArgument("response", "a{sv}")]) { call in
+                guard let daemon = owner.get(), call.sender == daemon else {
+                    throw DBusError.remote(name: DBusErrorName.accessDenied,
+                                           message: "only \(HotspotContract.busName) may send commands to a hotspot helper")
+                }
+                let wire: WireCommand
+                do { wire = try WireCommand.decode(call.body[0]) } catch {
+                    throw DBusError.remote(name: DBusErrorName.invalidArgs, message: "malformed command: \(error)")
+                }
+                let slot = ReplySlot()
+                let response = await withCheckedContinuation { (c: CheckedContinuation<WireResponse, Never>) in
+                    slot.arm(c)
+                    handler(HotspotHelperCommand(wire, slot: slot))
+                }
+                return [response.encode()]
+            },
+        ])
+    }
+
+    private func start(_ handler: @escaping Handler) async throws {
+        // Track the daemon first, so a command can never arrive before its sender is known.
+        let owners = try await connection.watchNameOwner(HotspotContract.busName)
+        var iterator = owners.makeAsyncIterator()
+        let initial = await iterator.next() ?? nil
+        daemonOwner.set(initial)
+        try await connection.export([Self.handlerInterface(owner: daemonOwner, handler: handler)], at: handlerPath)
+        try await registerNow()
+        watch = Task { [weak self, daemonOwner] in
+            var it = iterator
+            while let owner = await it.next() {
+                daemonOwner.set(owner)
+                // The daemon restarted: register again so commands keep coming.
+                if owner != nil { try? await self?.registerNow() }
+            }
+        }
+    }
+
+    private func registerNow() async throws {
+        var dict: [String: DBusValue] = ["DisplayName": .string(options.displayName)]
+        if let id = options.identifier { dict["Identifier"] = .string(id) }
+        if let commands = options.commands { dict["Commands"] = .strings(commands.map(\.rawValue).sorted()) }
+        _ = try await connection.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
+                                      interface: HotspotContract.managerInterface, member: "RegisterHelper",
+                                      body: [.objectPath(handlerPath), .varDict(dict)])
+    }
+
+    /// Logs off the network (NEHotspotHelper.logoff): the daemon sends logoff to this helper and
+    /// then disconnects. Only the interface's chosen helper may do this.
+    public func logoff(_ network: HotspotNetwork) async throws {
+        let path = try await interfacePath(named: network.interface)
+        _ = try await connection.call(destination: HotspotContract.busName, path: path, interface: HotspotContract.interfaceInterface,
+                                      member: "Logoff")
+    }
+
+    /// Stops being a helper.
+    public func unregister() async throws {
+        watch?.cancel()
+        _ = try await connection.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
+                                      interface: HotspotContract.managerInterface, member: "UnregisterHelper")
+        await connection.unexport(handlerPath)
+    }
+
+    private func interfacePath(named name: String) async throws -> ObjectPath {
+        let props: InterfaceName = "org.freedesktop.DBus.Properties"
+        let reply = try await connection.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: props,
+                                              member: "Get", body: [.string(HotspotContract.managerInterface.rawValue), .string("Interfaces")])
+        for path in reply.first?.objectPaths ?? [] {
+            let n = try await connection.call(destination: HotspotContract.busName, path: path, interface: props, member: "Get",
+                                              body: [.string(HotspotContract.interfaceInterface.rawValue), .string("Name")])
+            if n.first?.string == name { return path }
+        }
+        throw HotspotError(.noSuchNetwork, "the daemon has no interface named \(name)")
+    }
+}
+
+/// The daemon's current unique name, shared between the watch task and the command handler.
+final class OwnerBox: Sendable {
+    private let value = Mutex<String?>(nil)
+    func get() -> String? { value.withLock { $0 } }
+    func set(_ owner: String?) { value.withLock { $0 = owner } }
+}

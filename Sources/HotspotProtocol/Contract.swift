@@ -1,0 +1,66 @@
+import DBus
+
+/// Names of the daemon's D-Bus contract (dbus/org.freedesktop.NetworkManager.HotspotHelper.xml).
+public enum HotspotContract {
+    public static let busName: BusName = "org.freedesktop.NetworkManager.HotspotHelper"
+    public static let managerPath: ObjectPath = "/org/freedesktop/NetworkManager/HotspotHelper"
+    public static let managerInterface: InterfaceName = "org.freedesktop.NetworkManager.HotspotHelper"
+    public static let interfaceInterface: InterfaceName = "org.freedesktop.NetworkManager.HotspotHelper.Interface"
+    public static let handlerInterface: InterfaceName = "org.freedesktop.NetworkManager.HotspotHelper.Handler"
+    public static let errorPrefix = "org.freedesktop.NetworkManager.HotspotHelper.Error."
+
+    /// The object path of the interface numbered `n`.
+    public static func interfacePath(_ n: Int) -> ObjectPath {
+        (try? ObjectPath("/org/freedesktop/NetworkManager/HotspotHelper/Interface/\(n)")) ?? managerPath
+    }
+
+    /// The polkit actions, by short name.
+    public enum Action: String, CaseIterable, Sendable {
+        case registerHelper = "register-helper"
+        case readScanList = "read-scan-list"
+        case control = "control"
+
+        /// The full polkit action id.
+        public var id: String { "org.freedesktop.NetworkManager.HotspotHelper.\(rawValue)" }
+
+        /// What the action allows, for error messages.
+        public var purpose: String {
+            switch self {
+            case .registerHelper: return "register a hotspot helper"
+            case .readScanList: return "read the Wi-Fi scan list (network names and access point addresses)"
+            case .control: return "log off, present a sign-in page, or forget a network"
+            }
+        }
+
+        /// Accepts the short name or the full id.
+        public init?(named name: String) {
+            if let a = Action(rawValue: name) { self = a; return }
+            guard let a = Action.allCases.first(where: { $0.id == name }) else { return nil }
+            self = a
+        }
+    }
+}
+
+/// The daemon's errors, each with a message a person can act on.
+public struct HotspotError: Error, DBusErrorConvertible, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        case notAuthorized = "NotAuthorized"
+        case alreadyRegistered = "AlreadyRegistered"
+        case notRegistered = "NotRegistered"
+        case invalidArgs = "InvalidArgs"
+        case notAllowed = "NotAllowed"
+        case noSuchNetwork = "NoSuchNetwork"
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var dbusErrorName: String { HotspotContract.errorPrefix + kind.rawValue }
+    public var dbusErrorMessage: String { message }
+    public var description: String { "\(dbusErrorName): \(message)" }
+}

@@ -1,0 +1,158 @@
+import DBus
+import HotspotCore
+
+/// A helper's response (or a command) that does not follow the contract; the message says what
+/// is wrong in words a helper author can act on.
+public struct WireError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var problem: String
+    public init(_ problem: String) { self.problem = problem }
+    public var description: String { problem }
+}
+
+/// The wire form of the network in a command (`network` a{sv}) and of scan-list entries.
+public enum WireNetwork {
+    /// SSIDs are at most 32 bytes (IEEE 802.11).
+    public static let maximumSSIDLength = 32
+
+    public static func encode(_ network: Network, isChosenHelper: Bool? = nil) -> DBusValue {
+        var d: [String: DBusValue] = [
+            "ssid": .bytes(network.ssid.bytes),
+            "bssid": .string(network.bssid),
+            "signal-strength": .double(network.signalStrength),
+            "secure": .bool(network.isSecure),
+            "did-auto-join": .bool(network.didAutoJoin),
+            "did-just-join": .bool(network.didJustJoin),
+        ]
+        if let isChosenHelper { d["is-chosen-helper"] = .bool(isChosenHelper) }
+        return .varDict(d)
+    }
+
+    /// Decodes a network; the security class is not on the wire, so `secure` maps to personal.
+    public static func decode(_ value: DBusValue) throws(WireError) -> Network {
+        guard let d = value.varDict else { throw WireError("a network must be a{sv}, got \(value.signature)") }
+        guard let ssid = d["ssid"]?.byteArray else { throw WireError("a network needs 'ssid' as ay") }
+        guard ssid.count <= maximumSSIDLength else {
+            throw WireError("SSID of \(ssid.count) bytes: an SSID has at most \(maximumSSIDLength) bytes")
+        }
+        let secure = d["secure"]?.bool ?? false
+        return Network(ssid: SSID(bytes: ssid), bssid: d["bssid"]?.string ?? "",
+                       signalStrength: d["signal-strength"]?.double ?? 0,
+                       securityClass: secure ? .personal : .open, isSecure: secure,
+                       didAutoJoin: d["did-auto-join"]?.bool ?? false, didJustJoin: d["did-just-join"]?.bool ?? false)
+    }
+}
+
+/// A command as sent to a helper's `HandleCommand`.
+public struct WireCommand: Sendable, Equatable {
+    public var type: CommandType
+    public var interface: String
+    public var network: Network?
+    public var isChosenHelper: Bool
+    public var networks: [Network]
+    /// `deadline-ms`; nil (0 on the wire) for none.
+    public var deadline: Duration?
+
+    public init(type: CommandType, interface: String, network: Network?, isChosenHelper: Bool, networks: [Network], deadline: Duration?) {
+        self.type = type
+        self.interface = interface
+        self.network = network
+        self.isChosenHelper = isChosenHelper
+        self.networks = networks
+        self.deadline = deadline
+    }
+
+    public func encode() -> DBusValue {
+        var d: [String: DBusValue] = [
+            "type": .string(type.rawValue),
+            "interface": .string(interface),
+            "deadline-ms": .uint32(deadline.map { UInt32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? 0),
+        ]
+        if let network { d["network"] = WireNetwork.encode(network, isChosenHelper: isChosenHelper) }
+        if type == .filterScanList { d["networks"] = .array(element: .dictionary(key: .string, value: .variant), networks.map { WireNetwork.encode($0) }) }
+        return .varDict(d)
+    }
+
+    public static func decode(_ value: DBusValue) throws(WireError) -> WireCommand {
+        guard let d = value.varDict else { throw WireError("a command must be a{sv}") }
+        guard let typeText = d["type"]?.string else { throw WireError("a command needs 'type' as s") }
+        guard let type = CommandType(rawValue: typeText) else { throw WireError("unknown command type '\(typeText)'") }
+        var network: Network?
+        var chosen = false
+        if let n = d["network"] {
+            network = try WireNetwork.decode(n)
+            chosen = n.varDict?["is-chosen-helper"]?.bool ?? false
+        }
+        var networks: [Network] = []
+        for item in d["networks"]?.arrayItems ?? [] { networks.append(try WireNetwork.decode(item)) }
+        let ms = d["deadline-ms"]?.uint32 ?? 0
+        return WireCommand(type: type, interface: d["interface"]?.string ?? "", network: network, isChosenHelper: chosen,
+                           networks: networks, deadline: ms == 0 ? nil : .milliseconds(Int64(ms)))
+    }
+}
+
+/// A helper's response to `HandleCommand`.
+public struct WireResponse: Sendable, Equatable {
+    public var result: CommandResult
+    public var confidence: Confidence?
+    public var claims: [ScanClaim]
+
+    public init(result: CommandResult, confidence: Confidence? = nil, claims: [ScanClaim] = []) {
+        self.result = result
+        self.confidence = confidence
+        self.claims = claims
+    }
+
+    public func encode() -> DBusValue {
+        var d: [String: DBusValue] = ["result": .string(result.rawValue)]
+        if let confidence { d["confidence"] = .string(confidence.rawValue) }
+        if !claims.isEmpty {
+            d["networks"] = .varDicts(claims.map { c in
+                var n: [String: DBusValue] = ["ssid": .bytes(c.ssid.bytes), "confidence": .string(c.confidence.rawValue)]
+                if let b = c.bssid { n["bssid"] = .string(b) }
+                if let p = c.password { n["password"] = .string(p.secret) }
+                return n
+            })
+        }
+        return .varDict(d)
+    }
+
+    /// Decodes a helper's response; anything off-contract throws with the reason (the daemon
+    /// then counts the answer as failure and reports a helper protocol error).
+    public static func decode(_ value: DBusValue) throws(WireError) -> WireResponse {
+        guard let d = value.varDict else { throw WireError("the response must be a{sv}, got \(value.signature)") }
+        guard let resultText = d["result"]?.string else { throw WireError("the response needs 'result' as s") }
+        guard let result = CommandResult(rawValue: resultText) else {
+            throw WireError("unknown result '\(resultText)' (expected one of \(CommandResult.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        var confidence: Confidence?
+        if let c = d["confidence"] {
+            guard let text = c.string, let parsed = Confidence(rawValue: text) else {
+                throw WireError("unknown confidence \(c) (expected none, low or high)")
+            }
+            confidence = parsed
+        }
+        var claims: [ScanClaim] = []
+        if let list = d["networks"] {
+            guard let items = list.arrayItems else { throw WireError("'networks' must be aa{sv}") }
+            for item in items {
+                guard let n = item.varDict, let ssid = n["ssid"]?.byteArray else {
+                    throw WireError("each claimed network needs 'ssid' as ay")
+                }
+                guard ssid.count <= WireNetwork.maximumSSIDLength else {
+                    throw WireError("claimed SSID of \(ssid.count) bytes: an SSID has at most \(WireNetwork.maximumSSIDLength) bytes")
+                }
+                let confText = n["confidence"]?.string ?? "low"
+                guard let conf = Confidence(rawValue: confText) else {
+                    throw WireError("unknown confidence '\(confText)' for a claimed network")
+                }
+                var password: Password?
+                if let p = n["password"] {
+                    guard let text = p.string, !text.isEmpty else { throw WireError("a claimed network's 'password' must be a non-empty s") }
+                    password = Password(text)
+                }
+                claims.append(ScanClaim(ssid: SSID(bytes: ssid), bssid: n["bssid"]?.string, confidence: conf, password: password))
+            }
+        }
+        return WireResponse(result: result, confidence: confidence, claims: claims)
+    }
+}
