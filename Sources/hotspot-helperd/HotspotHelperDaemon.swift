@@ -3,6 +3,7 @@ import Foundation
 import HotspotDaemon
 import Logging
 
+@main
 struct HotspotHelperDaemon: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hotspot-helperd",
@@ -58,4 +59,3 @@ struct HotspotHelperDaemon: AsyncParsableCommand {
     }
 }
 
-await HotspotHelperDaemon.main()

@@ -6,6 +6,7 @@ import HotspotHelperKit
 /// An example hotspot helper built on HotspotHelperKit: it claims the networks it is told about,
 /// supplies their passwords, and answers every command as scripted on the command line. It is
 /// what the demo runs, and a starting point for a helper of your own.
+@main
 struct ExampleHelper: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hotspot-example-helper",
@@ -101,4 +102,3 @@ struct ExampleHelper: AsyncParsableCommand {
     }
 }
 
-await ExampleHelper.main()

@@ -1,0 +1,43 @@
+import DBus
+import Foundation
+
+/// `hotspot-helperd` as a subprocess on a private bus, with its own configuration and state
+/// directory, for integration tests and the demo.
+public final class DaemonProcess: Sendable {
+    public let process: ManagedProcess
+    public let stateDirectory: URL
+    public let configPath: URL
+    public static let busName = "org.freedesktop.NetworkManager.HotspotHelper"
+
+    /// Writes a configuration (`[daemon]` keys such as `command-timeout`), starts the daemon and
+    /// waits until it owns its bus name.
+    public static func start(on bus: PrivateBus, settings: [String: String] = [:], stateDirectory: URL? = nil,
+                             logLevel: String = "debug") async throws -> DaemonProcess {
+        let dir = stateDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-state-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let config = dir.deletingLastPathComponent().appendingPathComponent("hotspot-\(UUID().uuidString).conf")
+        var text = "[daemon]\nstate-dir=\(dir.path)\n"
+        for (k, v) in settings.sorted(by: { $0.key < $1.key }) { text += "\(k)=\(v)\n" }
+        try text.write(to: config, atomically: true, encoding: .utf8)
+        let p = try ManagedProcess.launch(TestKitPaths.product("hotspot-helperd").path, ["--config", config.path, "--log-level", logLevel],
+                                          environment: bus.environment, name: "hotspot-helperd")
+        do {
+            try await bus.waitForName(busName)
+        } catch {
+            p.stop()
+            throw TestKitError.startFailed("hotspot-helperd did not take its name; its log:\n\(p.output)")
+        }
+        return DaemonProcess(process: p, stateDirectory: dir, configPath: config)
+    }
+
+    init(process: ManagedProcess, stateDirectory: URL, configPath: URL) {
+        self.process = process
+        self.stateDirectory = stateDirectory
+        self.configPath = configPath
+    }
+
+    deinit { process.stop() }
+
+    /// The daemon's log so far.
+    public var log: String { process.output }
+}

@@ -1,0 +1,145 @@
+import BusTestKit
+import DBus
+import Foundation
+import HotspotCore
+import HotspotHelperKit
+import HotspotProtocol
+import Testing
+
+/// The daemon's D-Bus surface against the shipped contract (dbus/*.xml), its errors, and its
+/// resilience to malformed calls. NetworkManager is not needed here.
+@Suite(.enabled(if: TestEnvironment.hasDBusDaemon, "needs /usr/bin/dbus-daemon (apt-get install dbus)"))
+struct ContractTests {
+    static let contract = TestKitPaths.repositoryRoot.appendingPathComponent("dbus/org.freedesktop.NetworkManager.HotspotHelper.xml")
+
+    @Test func liveIntrospectionMatchesTheContractFile() async throws {
+        let f = try await DaemonFixture()
+        let xml = try String(contentsOf: Self.contract, encoding: .utf8)
+        let contract = IntrospectionModel(xml: xml)
+        let live = IntrospectionModel(xml: try await f.client.call(
+            destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Introspectable",
+            member: "Introspect").first?.string ?? "")
+        let name = HotspotContract.managerInterface.rawValue
+        #expect(live.interfaces[name] == contract.interfaces[name], "manager interface differs from dbus/: live \(live.interfaces[name] ?? []) contract \(contract.interfaces[name] ?? [])")
+        #expect(contract.interfaces[name]?.contains("method RegisterHelper(oa{sv})()") == true)
+    }
+
+    @Test func busctlIntrospectShowsTheDocumentedManagerInterface() async throws {
+        let f = try await DaemonFixture()
+        let r = try await f.bus.run("/usr/bin/busctl", ["--address=\(f.bus.address)", "introspect", "--no-pager",
+                                                        HotspotContract.busName.rawValue, HotspotContract.managerPath.rawValue])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = Set(r.stdout.split(separator: "\n").map { $0.split(separator: " ").prefix(3).joined(separator: " ") })
+        let contract = IntrospectionModel(xml: try String(contentsOf: Self.contract, encoding: .utf8))
+        for member in contract.interfaces[HotspotContract.managerInterface.rawValue] ?? [] {
+            let parts = member.split(separator: " ")
+            let kind = parts[0]
+            let name = parts[1].split(separator: "(")[0]
+            var sig = ""
+            if kind == "property" { sig = String(parts[2]) } else if kind == "signal" {
+                sig = String(parts[1].split(separator: "(", maxSplits: 1)[1].dropLast())
+            } else {
+                sig = String(parts[1].split(separator: "(")[1].dropLast())
+            }
+            #expect(lines.contains(".\(name) \(kind) \(sig.isEmpty ? "-" : sig)"), "busctl lacks .\(name) \(kind) \(sig)\n\(r.stdout)")
+        }
+    }
+
+    @Test func helperKitHandlerInterfaceMatchesTheContractFile() async throws {
+        let f = try await DaemonFixture()
+        let helperConnection = try f.bus.connect()
+        let helper = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "Contract"), connection: helperConnection) { _ in }
+        let live = IntrospectionModel(xml: try await f.client.call(
+            destination: BusName(helperConnection.uniqueName), path: helper.handlerPath, interface: "org.freedesktop.DBus.Introspectable",
+            member: "Introspect").first?.string ?? "")
+        let contract = IntrospectionModel(xml: try String(contentsOf: Self.contract, encoding: .utf8))
+        let name = HotspotContract.handlerInterface.rawValue
+        #expect(live.interfaces[name] != nil && live.interfaces[name] == contract.interfaces[name])
+    }
+
+    @Test func helpersRegisterShowUpAndUnregister() async throws {
+        let f = try await DaemonFixture()
+        let c = try f.bus.connect()
+        let helper = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "Cafe", identifier: "com.example.cafe"), connection: c) { _ in }
+        let helpers = try await f.property("Helpers")?.arrayItems?.compactMap(\.varDict) ?? []
+        #expect(helpers.count == 1)
+        #expect(helpers.first?["identifier"] == "com.example.cafe")
+        #expect(helpers.first?["display-name"] == "Cafe")
+        // The same identifier from another process is refused.
+        let other = try f.bus.connect()
+        await #expect { _ = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "X", identifier: "com.example.cafe"), connection: other) { _ in } } throws: {
+            $0.dbusName == "org.freedesktop.NetworkManager.HotspotHelper.Error.AlreadyRegistered"
+        }
+        try await helper.unregister()
+        #expect(try await f.property("Helpers")?.arrayItems?.isEmpty == true)
+    }
+
+    @Test func aHelperThatLeavesTheBusIsRemovedAtOnce() async throws {
+        let f = try await DaemonFixture()
+        let c = try f.bus.connect()
+        _ = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "Leaver"), connection: c) { _ in }
+        await c.close()
+        var gone = false
+        for _ in 0..<100 where !gone {
+            gone = try await f.property("Helpers")?.arrayItems?.isEmpty == true
+            if !gone { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(gone, "the daemon still lists a helper whose connection closed")
+        #expect(f.daemon.log.contains("left the bus"))
+    }
+
+    @Test func malformedCallsGetClearErrorsAndTheDaemonKeepsRunning() async throws {
+        let f = try await DaemonFixture()
+        await #expect { try await f.manager("RegisterHelper", [.string("/not-a-path-type"), .varDict([:])]) } throws: { $0.dbusName == DBusErrorName.invalidArgs }
+        await #expect { try await f.manager("RegisterHelper", [.objectPath("/h"), .varDict([:])]) } throws: {
+            $0.dbusName == "org.freedesktop.NetworkManager.HotspotHelper.Error.InvalidArgs" && ($0 as? DBus.DBusError)?.message.contains("DisplayName") == true
+        }
+        await #expect { try await f.manager("RegisterHelper", [.objectPath("/h"), .varDict(["DisplayName": "x", "Commands": .strings(["evaluate", "dance"])])]) } throws: {
+            ($0 as? DBus.DBusError)?.message.contains("'dance'") == true
+        }
+        await #expect { try await f.manager("ForgetNetwork", [.bytes(Array(repeating: 65, count: 33))]) } throws: {
+            ($0 as? DBus.DBusError)?.message.contains("33") == true
+        }
+        await #expect { try await f.manager("CheckPermission", [.string("fly")]) } throws: { $0.dbusName == "org.freedesktop.NetworkManager.HotspotHelper.Error.InvalidArgs" }
+        await #expect { try await f.manager("NoSuchMethod") } throws: { $0.dbusName == DBusErrorName.unknownMethod }
+        // Non-UTF-8 SSID bytes are just bytes: forgetting one works.
+        _ = try await f.manager("ForgetNetwork", [.bytes([0xFF, 0xFE, 0x00, 0x41])])
+        #expect(try await f.property("Version") == .string("0.2.0"))
+        #expect(f.daemon.process.isRunning)
+    }
+
+    @Test func thousandsOfRandomisedCallsLeaveTheDaemonAnswering() async throws {
+        let f = try await DaemonFixture()
+        let members: [MemberName] = ["RegisterHelper", "UnregisterHelper", "ForgetNetwork", "CheckPermission", "Get", "GetAll", "Introspect", "Bogus"]
+        let interfaces: [InterfaceName] = [HotspotContract.managerInterface, "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", HotspotContract.interfaceInterface]
+        let values: [DBusValue] = [.string("x"), .objectPath("/a"), .varDict(["DisplayName": .int32(3)]), .bytes(Array(repeating: 1, count: 40)),
+                                   .bytes([]), .uint32(7), .varDict(["Commands": .strings(["logoff"]), "DisplayName": "y"]), .strings([]), .bool(true)]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                let c = try f.bus.connect()
+                var local = SystemRandomNumberGenerator()
+                let plan = (0..<700).map { _ in
+                    (members.randomElement(using: &local)!, interfaces.randomElement(using: &local)!,
+                     (0..<Int.random(in: 0...3, using: &local)).map { _ in values.randomElement(using: &local)! })
+                }
+                group.addTask {
+                    for (member, iface, body) in plan {
+                        _ = try? await c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: iface,
+                                              member: member, body: body, timeout: .seconds(5))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await f.property("Version") == .string("0.2.0"))
+        #expect(f.daemon.process.isRunning, "the daemon died:\n\(f.daemon.log.suffix(3000))")
+    }
+
+    @Test func sigtermStopsTheDaemonCleanly() async throws {
+        let f = try await DaemonFixture()
+        f.daemon.process.send(SIGTERM)
+        let status = await f.daemon.process.waitForExit(timeout: .seconds(10))
+        #expect(status == 0, "exit status \(String(describing: status))\n\(f.daemon.log)")
+        #expect(f.daemon.log.contains("shutting down: SIGTERM"))
+    }
+}
