@@ -1,1 +1,0 @@
-// NetworkManager over D-Bus (in progress).

@@ -1,0 +1,133 @@
+import DBus
+
+/// Actions on NetworkManager. They address the well-known name (whoever owns it now) and do
+/// not touch the event model, so they may run while events are being produced.
+extension NetworkManagerClient {
+    /// Disconnects a device (`Device.Disconnect`): NetworkManager deactivates it and does not
+    /// autoconnect it again until a person or a new profile asks.
+    public nonisolated func disconnect(device: ObjectPath) async throws {
+        _ = try await nmCall(device, NetworkManagerNames.device, "Disconnect")
+    }
+
+    /// Asks for a Wi-Fi scan (`Device.Wireless.RequestScan`); results arrive as
+    /// `.accessPointsChanged` when `LastScan` changes.
+    public nonisolated func requestScan(device: ObjectPath) async throws {
+        _ = try await nmCall(device, NetworkManagerNames.wireless, "RequestScan", [.varDict([:])])
+    }
+
+    /// The settings of a profile (`Settings.Connection.GetSettings`; secrets are never included).
+    public nonisolated func settings(of connection: ObjectPath) async throws -> ConnectionSettings {
+        let reply = try await nmCall(connection, NetworkManagerNames.settingsConnection, "GetSettings")
+        guard let settings = reply.first.flatMap(SettingsCoding.decode) else {
+            throw NetworkManagerError.malformedReply("GetSettings on \(connection) answered \(reply.map(\.signature).joined()), expected a{sa{sv}}")
+        }
+        return settings
+    }
+
+    /// Switches a profile's `connection.autoconnect`.
+    ///
+    /// Reads the profile with `GetSettings` and writes it back whole with
+    /// `Settings.Connection.Update`, changing only that key. `GetSettings` omits secrets, and
+    /// `Update` given settings without any secret keeps the stored and agent-owned secrets
+    /// (NetworkManager merges its cached secrets into the new settings in `update_auth_cb`), so
+    /// the password is not lost. `Update2` would behave the same here and only add flags we do
+    /// not need (and python-dbusmock lacks it). Does nothing when the value is already set.
+    public nonisolated func setAutoconnect(_ enabled: Bool, connection: ObjectPath) async throws {
+        var current = try await settings(of: connection)
+        if current["connection"]?["autoconnect"]?.bool == enabled { return }
+        current["connection", default: [:]]["autoconnect"] = .bool(enabled)
+        _ = try await nmCall(connection, NetworkManagerNames.settingsConnection, "Update", [SettingsCoding.encode(current)])
+    }
+
+    /// The saved Wi-Fi profiles whose `802-11-wireless.ssid` is `ssid` (for "forget network").
+    public nonisolated func connections(ssid: [UInt8]) async throws -> [SavedConnection] {
+        let reply = try await nmCall(NetworkManagerNames.settingsPath, NetworkManagerNames.settings, "ListConnections")
+        guard let paths = reply.first?.objectPaths else {
+            throw NetworkManagerError.malformedReply("ListConnections answered \(reply.map(\.signature).joined()), expected ao")
+        }
+        var out: [SavedConnection] = []
+        for path in paths {
+            // A profile removed meanwhile is simply not a match.
+            guard let s = try? await settings(of: path), SettingsCoding.ssid(s) == ssid else { continue }
+            out.append(SavedConnection(path: path, id: s["connection"]?["id"]?.string ?? "",
+                                       uuid: s["connection"]?["uuid"]?.string ?? "", ssid: ssid,
+                                       autoconnect: SettingsCoding.autoconnect(s), keyManagement: SettingsCoding.keyManagement(s)))
+        }
+        return out
+    }
+
+    /// Asks NetworkManager to re-check connectivity now (`CheckConnectivity`, which needs the
+    /// polkit action `org.freedesktop.NetworkManager.network-control`) and returns the verdict.
+    public nonisolated func checkConnectivity() async throws -> Connectivity {
+        // NetworkManager checks every device for both families before replying: allow for its 20 s timeout.
+        let reply = try await nmCall(NetworkManagerNames.managerPath, NetworkManagerNames.manager, "CheckConnectivity", timeout: .seconds(45))
+        guard let value = reply.first?.uint32 else {
+            throw NetworkManagerError.malformedReply("CheckConnectivity answered \(reply.map(\.signature).joined()), expected u")
+        }
+        return Connectivity(nmValue: value)
+    }
+
+    /// The device's IPv4 configuration (`Device.Ip4Config` → `IP4Config`), nil when it has none.
+    public nonisolated func ipv4Configuration(device: ObjectPath) async throws -> IPv4Configuration? {
+        let reply = try await nmCall(device, NetworkManagerNames.properties, "Get",
+                                     [.string(NetworkManagerNames.device.rawValue), .string("Ip4Config")])
+        guard let configPath = reply.first?.nonRootPath else { return nil }
+        let all = try await nmCall(configPath, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.ip4Config.rawValue)])
+        guard let props = all.first?.varDict else {
+            throw NetworkManagerError.malformedReply("GetAll(IP4Config) on \(configPath) answered \(all.map(\.signature).joined())")
+        }
+        return Self.ipv4Configuration(props)
+    }
+
+    /// The device's IPv4 DNS servers (empty when it has no IPv4 configuration).
+    public nonisolated func dnsServers(device: ObjectPath) async throws -> [String] {
+        try await ipv4Configuration(device: device)?.nameservers ?? []
+    }
+
+    /// The device's first IPv4 address, if any.
+    public nonisolated func ipv4Address(device: ObjectPath) async throws -> IPv4Address? {
+        try await ipv4Configuration(device: device)?.addresses.first
+    }
+
+    /// Decodes IP4Config properties: `AddressData` and `NameserverData` (NM ≥ 1.14 for the
+    /// latter), falling back to the deprecated `Addresses` (aau) and `Nameservers` (au), whose
+    /// numbers hold the address in network byte order.
+    static func ipv4Configuration(_ p: [String: DBusValue]) -> IPv4Configuration {
+        var addresses: [IPv4Address] = []
+        if let data = p["AddressData"]?.arrayItems {
+            for item in data {
+                guard let d = item.varDict, let address = d["address"]?.string else { continue }
+                addresses.append(IPv4Address(address: address, prefix: UInt32(clamping: d["prefix"]?.integer ?? 32)))
+            }
+        } else if let legacy = p["Addresses"]?.arrayItems {
+            for item in legacy {
+                guard let numbers = item.arrayItems?.compactMap(\.uint32), numbers.count >= 2 else { continue }
+                addresses.append(IPv4Address(address: dottedQuad(networkOrder: numbers[0]), prefix: numbers[1]))
+            }
+        }
+        var nameservers: [String] = []
+        if let data = p["NameserverData"]?.arrayItems {
+            nameservers = data.compactMap { $0.varDict?["address"]?.string }
+        } else if let legacy = p["Nameservers"]?.arrayItems {
+            nameservers = legacy.compactMap(\.uint32).map(dottedQuad(networkOrder:))
+        }
+        let gateway = p["Gateway"]?.string.flatMap { $0.isEmpty ? nil : $0 }
+        return IPv4Configuration(addresses: addresses, nameservers: nameservers, gateway: gateway)
+    }
+
+    /// An IPv4 address stored in network byte order in a host integer (NetworkManager's `au`).
+    static func dottedQuad(networkOrder value: UInt32) -> String {
+        // The integer's bytes as they lie in memory are the address's octets, in order.
+        withUnsafeBytes(of: value) { Array($0) }.map(String.init).joined(separator: ".")
+    }
+
+    nonisolated func nmCall(_ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ body: [DBusValue] = [],
+                            timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
+        do {
+            return try await connection.call(destination: NetworkManagerNames.busName, path: path, interface: interface,
+                                              member: member, body: body, timeout: timeout)
+        } catch let error as DBusError {
+            throw NetworkManagerError.callFailed(member: member.rawValue, path: path, error)
+        }
+    }
+}

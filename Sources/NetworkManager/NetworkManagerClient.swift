@@ -1,0 +1,524 @@
+import DBus
+
+/// A typed NetworkManager client: follows Wi-Fi devices, their access points and joins, and
+/// reports them as ``NetworkManagerEvent``s; also performs the few actions a hotspot helper
+/// needs (see `NetworkManagerClient+Actions.swift`).
+///
+/// How it stays correct: it watches the owner of `org.freedesktop.NetworkManager`. For each
+/// owner it subscribes first (signals from that unique name only), then reads the state
+/// (`GetManagedObjects`, falling back to `GetAll` per object), and reports the snapshot. Signals
+/// that arrived meanwhile are held until the snapshot is in and then applied against it: each
+/// re-reads what it names, so one the snapshot already reflects changes nothing. All input is
+/// handled one item at a time, in arrival order. When the owner changes, everything is dropped
+/// (`.managerAvailable(false)`) and rebuilt for the new owner.
+public actor NetworkManagerClient {
+    /// The bus connection the client uses (the system bus in production).
+    public nonisolated let connection: Connection
+
+    enum Input: Sendable {
+        case owner(String?)
+        case signal(epoch: UInt64, Signal)
+        case snapshotApplied(epoch: UInt64)
+    }
+
+    struct DeviceRecord {
+        var device: WifiDevice
+        var accessPoints: [ObjectPath]
+        var reportedAccessPoints: [AccessPoint]?
+        var activated = false
+    }
+
+    struct PrimaryConnection: Equatable {
+        var type: String?
+        var device: ObjectPath?
+        var connectivity: Connectivity
+    }
+
+    /// What the client knows about the current NetworkManager; replaced whole on a restart.
+    struct Model {
+        var devices: [ObjectPath: DeviceRecord] = [:]
+        var otherDevices: Set<ObjectPath> = []
+        var accessPointProperties: [ObjectPath: [String: DBusValue]] = [:]
+        var manager: [String: DBusValue] = [:]
+        var primary: PrimaryConnection?
+        /// Profiles that existed at the snapshot or when a device last went below PREPARE: the
+        /// did-auto-join rule.
+        var knownProfiles: Set<ObjectPath> = []
+        /// `GetManagedObjects` while the snapshot is being read.
+        var managedObjects: [ObjectPath: [String: [String: DBusValue]]]?
+
+        func accessPoint(_ path: ObjectPath) -> AccessPoint? {
+            accessPointProperties[path].flatMap { AccessPoint(path: path, properties: $0) }
+        }
+    }
+
+    private var events: AsyncStream<NetworkManagerEvent>.Continuation?
+    private var inputs: AsyncStream<Input>.Continuation?
+    private var tasks: [Task<Void, Never>] = []
+    private var signalTasks: [Task<Void, Never>] = []
+    private var epoch: UInt64 = 0
+    private var owner: BusName?
+    private var reportedAvailability: Bool?
+    /// True from the snapshot until the signals buffered during it have been applied.
+    private var reconciling = false
+    private var model = Model()
+
+    /// A client on `connection`. Nothing happens until ``start()``.
+    public init(connection: Connection) {
+        self.connection = connection
+    }
+
+    /// Starts following NetworkManager and returns the events (one stream per client; calling
+    /// again returns a stream that is already finished). The first event is
+    /// `.managerAvailable(_:)`. The stream ends when the connection closes or ``stop()`` is called.
+    public func start() async throws -> AsyncStream<NetworkManagerEvent> {
+        guard events == nil else { return AsyncStream { $0.finish() } }
+        let (eventStream, eventContinuation) = AsyncStream.makeStream(of: NetworkManagerEvent.self)
+        let (inputStream, inputContinuation) = AsyncStream.makeStream(of: Input.self)
+        events = eventContinuation
+        inputs = inputContinuation
+        let owners: AsyncStream<String?>
+        do {
+            owners = try await connection.watchNameOwner(NetworkManagerNames.busName)
+        } catch {
+            eventContinuation.finish()
+            throw error
+        }
+        tasks.append(Task {
+            for await owner in owners { inputContinuation.yield(.owner(owner)) }
+            inputContinuation.finish()
+        })
+        tasks.append(Task { await self.run(inputStream) })
+        eventContinuation.onTermination = { [weak self] _ in
+            Task { await self?.stop() }
+        }
+        return eventStream
+    }
+
+    /// Stops following NetworkManager and finishes the event stream.
+    public func stop() {
+        for t in tasks + signalTasks { t.cancel() }
+        tasks.removeAll()
+        signalTasks.removeAll()
+        inputs?.finish()
+        events?.finish()
+        model = Model()
+    }
+
+    private func run(_ inputs: AsyncStream<Input>) async {
+        for await input in inputs {
+            if Task.isCancelled { break }
+            await handle(input)
+        }
+        events?.finish()
+    }
+
+    private func emit(_ event: NetworkManagerEvent) {
+        events?.yield(event)
+    }
+
+    private func handle(_ input: Input) async {
+        switch input {
+        case .owner(let newOwner):
+            await ownerChanged(newOwner)
+        case .signal(let e, let signal):
+            guard e == epoch else { return }
+            await handleSignal(signal)
+        case .snapshotApplied(let e):
+            if e == epoch { reconciling = false }
+        }
+    }
+
+    // MARK: - Owner changes and the snapshot
+
+    private func ownerChanged(_ newOwner: String?) async {
+        epoch &+= 1
+        for t in signalTasks { t.cancel() }
+        signalTasks.removeAll()
+        model = Model()
+        reconciling = false
+        owner = newOwner.flatMap { try? BusName($0) }
+        if reportedAvailability == true || (reportedAvailability == nil && owner == nil) {
+            reportedAvailability = false
+            emit(.managerAvailable(false))
+        }
+        guard let owner else { return }
+        let myEpoch = epoch
+        do {
+            try await subscribe(to: owner, epoch: myEpoch)
+        } catch {
+            if epoch == myEpoch, !Self.peerGone(error) {
+                emit(.readFailed("cannot subscribe to NetworkManager's signals: \(Self.text(error))"))
+            }
+            return
+        }
+        reportedAvailability = true
+        emit(.managerAvailable(true))
+        reconciling = true
+        await readSnapshot(owner: owner, epoch: myEpoch)
+        guard epoch == myEpoch else { return }
+        emit(.snapshotComplete)
+        inputs?.yield(.snapshotApplied(epoch: myEpoch))
+    }
+
+    private func subscribe(to owner: BusName, epoch: UInt64) async throws {
+        let rules = [
+            MatchRule(sender: owner, pathNamespace: NetworkManagerNames.managerPath,
+                      interface: NetworkManagerNames.properties, member: "PropertiesChanged"),
+            MatchRule(sender: owner, path: NetworkManagerNames.managerPath, interface: NetworkManagerNames.manager),
+            MatchRule(sender: owner, interface: NetworkManagerNames.device, member: "StateChanged"),
+            MatchRule(sender: owner, interface: NetworkManagerNames.wireless),
+        ]
+        guard let inputs else { return }
+        for rule in rules {
+            let stream = try await connection.signals(matching: rule)
+            signalTasks.append(Task {
+                for await signal in stream { inputs.yield(.signal(epoch: epoch, signal)) }
+            })
+        }
+    }
+
+    private func readSnapshot(owner: BusName, epoch myEpoch: UInt64) async {
+        if let reply = try? await call(owner, NetworkManagerNames.objectManagerPath, NetworkManagerNames.objectManager, "GetManagedObjects"),
+           let objects = reply.first.flatMap(Self.decodeManagedObjects) {
+            model.managedObjects = objects
+        }
+        defer { if epoch == myEpoch { model.managedObjects = nil } }
+        do {
+            model.manager = try await properties(NetworkManagerNames.managerPath, NetworkManagerNames.manager)
+        } catch {
+            if !Self.peerGone(error) { emit(.readFailed("cannot read NetworkManager's manager object: \(Self.text(error))")) }
+            return
+        }
+        guard epoch == myEpoch else { return }
+        model.knownProfiles = await listProfiles() ?? []
+        var devices = model.manager["Devices"]?.objectPaths
+        if devices == nil {
+            devices = try? await call(owner, NetworkManagerNames.managerPath, NetworkManagerNames.manager, "GetDevices").first?.objectPaths
+        }
+        for path in (devices ?? []).sorted() {
+            guard epoch == myEpoch else { return }
+            await addDevice(path)
+        }
+        guard epoch == myEpoch else { return }
+        await updatePrimaryConnection()
+    }
+
+    static func decodeManagedObjects(_ value: DBusValue) -> [ObjectPath: [String: [String: DBusValue]]]? {
+        guard let entries = value.dictEntries else { return nil }
+        var out: [ObjectPath: [String: [String: DBusValue]]] = [:]
+        for entry in entries {
+            guard let path = entry.key.objectPath, let interfaces = entry.value.dictEntries else { continue }
+            var byInterface: [String: [String: DBusValue]] = [:]
+            for i in interfaces {
+                if let name = i.key.string, let props = i.value.varDict { byInterface[name] = props }
+            }
+            out[path] = byInterface
+        }
+        return out
+    }
+
+    // MARK: - Devices
+
+    private func addDevice(_ path: ObjectPath) async {
+        guard model.devices[path] == nil, !model.otherDevices.contains(path) else { return }
+        let myEpoch = epoch
+        guard let props = try? await properties(path, NetworkManagerNames.device), epoch == myEpoch else { return }
+        guard props["DeviceType"]?.integer == 2 else {
+            model.otherDevices.insert(path)
+            return
+        }
+        let wireless = (try? await properties(path, NetworkManagerNames.wireless)) ?? [:]
+        guard epoch == myEpoch, model.devices[path] == nil else { return }
+        let device = Self.makeDevice(path, props, wireless)
+        model.devices[path] = DeviceRecord(device: device, accessPoints: wireless["AccessPoints"]?.objectPaths ?? [])
+        emit(.wifiDeviceAdded(device))
+        await refreshAccessPoints(of: path, force: true)
+        if device.state.isActivated, epoch == myEpoch {
+            await activated(path)
+        }
+    }
+
+    private func removeDevice(_ path: ObjectPath) {
+        if model.otherDevices.remove(path) != nil { return }
+        guard let record = model.devices.removeValue(forKey: path) else { return }
+        if record.activated {
+            emit(.deviceDeactivated(device: record.device, state: .unknown, reason: .removed))
+        }
+        emit(.wifiDeviceRemoved(path))
+        dropUnreferencedAccessPoints()
+    }
+
+    private func reconcileDevices(_ list: [ObjectPath]) async {
+        let current = Set(list)
+        for path in Set(model.devices.keys).union(model.otherDevices).subtracting(current).sorted() {
+            removeDevice(path)
+        }
+        for path in list where model.devices[path] == nil && !model.otherDevices.contains(path) {
+            await addDevice(path)
+        }
+    }
+
+    static func makeDevice(_ path: ObjectPath, _ device: [String: DBusValue], _ wireless: [String: DBusValue]) -> WifiDevice {
+        WifiDevice(path: path,
+                   interfaceName: device["Interface"]?.string ?? "",
+                   hwAddress: device["HwAddress"]?.string ?? wireless["HwAddress"]?.string ?? "",
+                   state: DeviceState(rawValue: UInt32(clamping: device["State"]?.integer ?? 0)),
+                   activeAccessPoint: wireless["ActiveAccessPoint"]?.nonRootPath,
+                   activeConnection: device["ActiveConnection"]?.nonRootPath)
+    }
+
+    private func stateChanged(_ path: ObjectPath, new signalled: DeviceState, old: DeviceState, reason signalledReason: DeviceStateReason) async {
+        guard model.devices[path] != nil else { return }
+        var state = signalled
+        var reason = signalledReason
+        let myEpoch = epoch
+        if reconciling {
+            // Buffered while the snapshot was read: the snapshot may be newer than the signal.
+            guard let props = try? await properties(path, NetworkManagerNames.device), epoch == myEpoch else { return }
+            state = DeviceState(rawValue: UInt32(clamping: props["State"]?.integer ?? Int64(signalled.rawValue)))
+            if let fields = props["StateReason"]?.structFields, fields.count == 2, let r = fields[1].integer {
+                reason = DeviceStateReason(rawValue: UInt32(clamping: r))
+            }
+        }
+        guard var record = model.devices[path] else { return }
+        let previous = record.device.state
+        if reconciling && state == previous { return }
+        record.device.state = state
+        model.devices[path] = record
+        emit(.deviceStateChanged(device: path, state: state, previous: reconciling ? previous : old, reason: reason))
+        if state.rawValue < DeviceState.prepare.rawValue, let profiles = await listProfiles(), epoch == myEpoch {
+            model.knownProfiles = profiles
+        }
+        guard epoch == myEpoch, var current = model.devices[path] else { return }
+        if state.isActivated && !current.activated {
+            await activated(path)
+        } else if !state.isActivated && current.activated {
+            current.activated = false
+            current.device.activeAccessPoint = nil
+            current.device.activeConnection = nil
+            model.devices[path] = current
+            emit(.deviceDeactivated(device: current.device, state: state, reason: reason))
+        }
+    }
+
+    /// Reads the joined network afresh and reports the activation.
+    private func activated(_ path: ObjectPath) async {
+        let myEpoch = epoch
+        let device = (try? await properties(path, NetworkManagerNames.device)) ?? [:]
+        let wireless = (try? await properties(path, NetworkManagerNames.wireless)) ?? [:]
+        let activePath = device["ActiveConnection"]?.nonRootPath
+        var active: [String: DBusValue] = [:]
+        if let activePath { active = (try? await properties(activePath, NetworkManagerNames.activeConnection)) ?? [:] }
+        let apPath = wireless["ActiveAccessPoint"]?.nonRootPath ?? active["SpecificObject"]?.nonRootPath
+        var ap: AccessPoint?
+        if let apPath {
+            if model.accessPointProperties[apPath] == nil,
+               let props = try? await properties(apPath, NetworkManagerNames.accessPoint), epoch == myEpoch {
+                model.accessPointProperties[apPath] = props
+            }
+            ap = model.accessPoint(apPath)
+        }
+        let settingsPath = active["Connection"]?.nonRootPath
+        var settings: ConnectionSettings?
+        if let settingsPath, let owner {
+            settings = try? await call(owner, settingsPath, NetworkManagerNames.settingsConnection, "GetSettings")
+                .first.flatMap(SettingsCoding.decode)
+        }
+        guard epoch == myEpoch, var record = model.devices[path], !record.activated else { return }
+        if !device.isEmpty {
+            var fresh = Self.makeDevice(path, device, wireless)
+            fresh.state = record.device.state.isActivated ? record.device.state : fresh.state
+            record.device = fresh
+        }
+        record.device.activeAccessPoint = apPath
+        record.device.activeConnection = activePath
+        guard record.device.state.isActivated else { return }
+        let ssidFromAP = ap.flatMap { $0.ssid.isEmpty ? nil : $0.ssid }
+        let autoconnect = settings.map(SettingsCoding.autoconnect) ?? false
+        let network = JoinedNetwork(
+            ssid: ssidFromAP ?? settings.flatMap(SettingsCoding.ssid) ?? [],
+            bssid: ap?.bssid, strength: ap?.strength,
+            security: ap?.security ?? NetworkSecurity(keyManagement: settings.flatMap(SettingsCoding.keyManagement)),
+            accessPoint: apPath, activeConnection: activePath, settingsConnection: settingsPath,
+            connectionID: settings?["connection"]?["id"]?.string ?? active["Id"]?.string,
+            connectionUUID: settings?["connection"]?["uuid"]?.string ?? active["Uuid"]?.string,
+            autoconnect: autoconnect,
+            didAutoJoin: autoconnect && settingsPath.map { model.knownProfiles.contains($0) } == true)
+        record.activated = true
+        model.devices[path] = record
+        emit(.deviceActivated(device: record.device, network: network))
+    }
+
+    // MARK: - Access points
+
+    /// Fetches access points not known yet and reports the device's list when it changed (or
+    /// always, with `force`: the snapshot and finished scans).
+    private func refreshAccessPoints(of device: ObjectPath, force: Bool) async {
+        let myEpoch = epoch
+        guard let paths = model.devices[device]?.accessPoints else { return }
+        for path in paths where model.accessPointProperties[path] == nil {
+            if let props = try? await properties(path, NetworkManagerNames.accessPoint), epoch == myEpoch {
+                model.accessPointProperties[path] = props
+            }
+        }
+        guard epoch == myEpoch, var record = model.devices[device] else { return }
+        let list = record.accessPoints.compactMap { model.accessPoint($0) }
+        guard force || list != record.reportedAccessPoints else { return }
+        record.reportedAccessPoints = list
+        model.devices[device] = record
+        emit(.accessPointsChanged(device: device, list))
+    }
+
+    private func dropUnreferencedAccessPoints() {
+        let referenced = Set(model.devices.values.flatMap(\.accessPoints))
+        for path in model.accessPointProperties.keys where !referenced.contains(path) {
+            model.accessPointProperties[path] = nil
+        }
+    }
+
+    // MARK: - Signals
+
+    private func handleSignal(_ signal: Signal) async {
+        switch (signal.interface, signal.member) {
+        case (NetworkManagerNames.properties.rawValue, "PropertiesChanged"):
+            guard signal.body.count >= 2, let interface = signal.body[0].string, let changed = signal.body[1].varDict else { return }
+            let invalidated = signal.body.count > 2 ? signal.body[2].strings ?? [] : []
+            await propertiesChanged(signal.path, interface, changed, invalidated)
+        case (NetworkManagerNames.manager.rawValue, "DeviceAdded"):
+            if let path = signal.body.first?.objectPath { await addDevice(path) }
+        case (NetworkManagerNames.manager.rawValue, "DeviceRemoved"):
+            if let path = signal.body.first?.objectPath { removeDevice(path) }
+        case (NetworkManagerNames.device.rawValue, "StateChanged"):
+            guard signal.body.count == 3, let new = signal.body[0].uint32, let old = signal.body[1].uint32,
+                  let reason = signal.body[2].uint32 else { return }
+            await stateChanged(signal.path, new: DeviceState(rawValue: new), old: DeviceState(rawValue: old),
+                               reason: DeviceStateReason(rawValue: reason))
+        case (NetworkManagerNames.wireless.rawValue, "AccessPointAdded"):
+            guard let ap = signal.body.first?.objectPath, var record = model.devices[signal.path] else { return }
+            if !record.accessPoints.contains(ap) {
+                record.accessPoints.append(ap)
+                model.devices[signal.path] = record
+            }
+            await refreshAccessPoints(of: signal.path, force: false)
+        case (NetworkManagerNames.wireless.rawValue, "AccessPointRemoved"):
+            guard let ap = signal.body.first?.objectPath, var record = model.devices[signal.path] else { return }
+            record.accessPoints.removeAll { $0 == ap }
+            model.devices[signal.path] = record
+            dropUnreferencedAccessPoints()
+            await refreshAccessPoints(of: signal.path, force: false)
+        default:
+            break // e.g. the legacy per-interface PropertiesChanged, which NM ≥ 1.32 no longer sends
+        }
+    }
+
+    private func propertiesChanged(_ path: ObjectPath, _ interface: String, _ changed: [String: DBusValue], _ invalidated: [String]) async {
+        switch interface {
+        case NetworkManagerNames.manager.rawValue where path == NetworkManagerNames.managerPath:
+            model.manager.merge(changed) { $1 }
+            if let devices = changed["Devices"]?.objectPaths { await reconcileDevices(devices) }
+            if !Set(changed.keys).isDisjoint(with: ["Connectivity", "PrimaryConnection", "ActiveConnections"]) {
+                await updatePrimaryConnection()
+            }
+        case NetworkManagerNames.wireless.rawValue:
+            guard var record = model.devices[path] else { return }
+            if changed.keys.contains("ActiveAccessPoint") {
+                record.device.activeAccessPoint = changed["ActiveAccessPoint"]?.nonRootPath
+            }
+            if let list = changed["AccessPoints"]?.objectPaths { record.accessPoints = list }
+            model.devices[path] = record
+            if changed["AccessPoints"] != nil { dropUnreferencedAccessPoints() }
+            if changed["LastScan"] != nil || changed["AccessPoints"] != nil {
+                await refreshAccessPoints(of: path, force: changed["LastScan"] != nil)
+            }
+        case NetworkManagerNames.device.rawValue:
+            guard var record = model.devices[path] else { return }
+            if let name = changed["Interface"]?.string { record.device.interfaceName = name }
+            if let hw = changed["HwAddress"]?.string { record.device.hwAddress = hw }
+            model.devices[path] = record
+        case NetworkManagerNames.accessPoint.rawValue:
+            guard model.accessPointProperties[path] != nil else { return }
+            if invalidated.isEmpty {
+                model.accessPointProperties[path]?.merge(changed) { $1 }
+            } else {
+                let myEpoch = epoch
+                guard let fresh = try? await properties(path, NetworkManagerNames.accessPoint), epoch == myEpoch else { return }
+                model.accessPointProperties[path] = fresh
+            }
+            for (device, record) in model.devices.sorted(by: { $0.key < $1.key }) where record.accessPoints.contains(path) {
+                await refreshAccessPoints(of: device, force: false)
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: - Primary connection
+
+    private func updatePrimaryConnection() async {
+        let myEpoch = epoch
+        let connectivity = Connectivity(nmValue: UInt32(clamping: model.manager["Connectivity"]?.integer ?? 0))
+        var active: [String: DBusValue]?
+        if let primary = model.manager["PrimaryConnection"] {
+            if let path = primary.nonRootPath {
+                active = try? await properties(path, NetworkManagerNames.activeConnection)
+            }
+        } else {
+            // NetworkManager before 0.9.8 and the mock lack PrimaryConnection: take the active
+            // connection that holds the default route.
+            for path in model.manager["ActiveConnections"]?.objectPaths ?? [] {
+                if let props = try? await properties(path, NetworkManagerNames.activeConnection), props["Default"]?.bool == true {
+                    active = props
+                    break
+                }
+            }
+        }
+        guard epoch == myEpoch else { return }
+        let primary = PrimaryConnection(type: active?["Type"]?.string, device: active?["Devices"]?.objectPaths?.first,
+                                        connectivity: connectivity)
+        guard primary != model.primary else { return }
+        model.primary = primary
+        emit(.primaryConnectionChanged(type: primary.type, device: primary.device, connectivity: primary.connectivity))
+    }
+
+    // MARK: - Reading
+
+    private func listProfiles() async -> Set<ObjectPath>? {
+        guard let owner else { return nil }
+        guard let reply = try? await call(owner, NetworkManagerNames.settingsPath, NetworkManagerNames.settings, "ListConnections"),
+              let paths = reply.first?.objectPaths else { return nil }
+        return Set(paths)
+    }
+
+    /// The properties of one interface: from the snapshot's `GetManagedObjects` while it is
+    /// being read, otherwise `GetAll` from the current owner.
+    private func properties(_ path: ObjectPath, _ interface: InterfaceName) async throws -> [String: DBusValue] {
+        if let cached = model.managedObjects?[path]?[interface.rawValue] { return cached }
+        guard let owner else { throw DBusError.disconnected("NetworkManager is not on the bus") }
+        let reply = try await call(owner, path, NetworkManagerNames.properties, "GetAll", [.string(interface.rawValue)])
+        guard let props = reply.first?.varDict else {
+            throw NetworkManagerError.malformedReply("GetAll(\(interface)) on \(path) answered \(reply.map(\.signature).joined())")
+        }
+        return props
+    }
+
+    private func call(_ destination: BusName, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
+                      _ body: [DBusValue] = []) async throws -> [DBusValue] {
+        try await connection.call(destination: destination, path: path, interface: interface, member: member,
+                                  body: body, timeout: .seconds(10), autoStart: false)
+    }
+
+    /// Whether a failure only means NetworkManager left (the owner change that follows handles it).
+    static func peerGone(_ error: any Error) -> Bool {
+        guard let error = error as? DBusError else { return false }
+        switch error {
+        case .disconnected, .cancelled: return true
+        default:
+            return [DBusErrorName.serviceUnknown, DBusErrorName.noReply, DBusErrorName.nameHasNoOwner].contains(error.name)
+        }
+    }
+
+    static func text(_ error: any Error) -> String {
+        (error as? DBusError)?.description ?? "\(error)"
+    }
+}
