@@ -74,6 +74,9 @@ let package = Package(
         .executableTarget(name: "hotspot-portal-sim", dependencies: [
             "PortalSimulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
+        .executableTarget(name: "hotspot-demo", dependencies: [
+            "BusTestKit", "DBus", "HotspotProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
         .executableTarget(name: "dbus-benchmark", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),

@@ -1,23 +1,156 @@
 import DBus
 import HotspotCore
 import Logging
+import NetworkManager
+import Synchronization
 
-/// Connects NetworkManager to the engine: its signals become core events, the core's decisions
-/// become NetworkManager calls. (Filled in with the NetworkManager module.)
+/// Connects NetworkManager to the engine: its events become core events; the core's decisions
+/// become NetworkManager calls; the secret agent answers with the passwords helpers supplied.
+///
+/// Connection profiles are identified by UUID in the core (stable across NetworkManager and
+/// daemon restarts, unlike settings object paths), and resolved to a path when acted on.
 final class NetworkManagerBridge: NetworkControl, Sendable {
     let bus: Connection
     weak let engine: Engine?
     let log: Logger
+    let client: NetworkManagerClient
+    let agent: NetworkManagerSecretAgent
+
+    private struct Maps: Sendable {
+        var interfaceOf: [ObjectPath: InterfaceID] = [:]
+        var deviceOf: [InterfaceID: ObjectPath] = [:]
+    }
+    private let maps = Mutex(Maps())
 
     init(bus: Connection, engine: Engine, log: Logger) {
         self.bus = bus
         self.engine = engine
         self.log = log
+        self.client = NetworkManagerClient(connection: bus)
+        self.agent = NetworkManagerSecretAgent(connection: bus) { [weak engine] ssid, _ in
+            await engine?.password(for: SSID(bytes: ssid))?.secret
+        }
     }
 
-    func follow() async {}
+    /// Follows NetworkManager until cancelled.
+    func follow() async {
+        do {
+            let agentEvents = try await agent.start()
+            Task { [log] in
+                for await e in agentEvents {
+                    switch e {
+                    case .registered(let owner): log.info("secret agent registered with NetworkManager (\(owner))")
+                    case .registrationFailed(let why): log.warning("secret agent: \(why)")
+                    case .managerGone: log.info("secret agent: NetworkManager left; registering again when it returns")
+                    }
+                }
+            }
+            let events = try await client.start()
+            for await event in events {
+                if Task.isCancelled { break }
+                await handle(event)
+            }
+        } catch {
+            log.error("cannot follow NetworkManager: \(error)")
+        }
+        await client.stop()
+        await agent.stop()
+    }
 
-    func disconnect(interface: InterfaceID) async throws {}
+    private func name(of device: ObjectPath) -> InterfaceID? { maps.withLock { $0.interfaceOf[device] } }
 
-    func setAutoconnect(_ enabled: Bool, connection: ConnectionID) async throws {}
+    private func handle(_ event: NetworkManagerEvent) async {
+        guard let engine else { return }
+        switch event {
+        case .managerAvailable(let available):
+            log.info(available ? "NetworkManager is on the bus; reading its state" : "NetworkManager left the bus; dropping its state")
+            maps.withLock { $0 = Maps() }
+            await engine.networkManagerReset()
+            if !available { await engine.setStatus("determining") }
+        case .snapshotComplete:
+            log.debug("NetworkManager snapshot complete")
+        case .wifiDeviceAdded(let device):
+            let name = InterfaceID(device.interfaceName)
+            maps.withLock { $0.interfaceOf[device.path] = name; $0.deviceOf[name] = device.path }
+            await engine.interfaceAppeared(name, device: device.path)
+        case .wifiDeviceRemoved(let path):
+            guard let name = name(of: path) else { return }
+            maps.withLock { $0.interfaceOf[path] = nil; $0.deviceOf[name] = nil }
+            await engine.interfaceVanished(name)
+        case .deviceStateChanged:
+            break
+        case .deviceActivated(let device, let joined):
+            guard let name = name(of: device.path) else { return }
+            let connection = ConnectionID(joined.connectionUUID ?? joined.settingsConnection?.rawValue ?? "")
+            await engine.joined(name, network: Self.network(joined), connection: connection)
+        case .deviceDeactivated(let device, _, _):
+            guard let name = name(of: device.path) else { return }
+            await engine.left(name)
+        case .accessPointsChanged(let device, let aps):
+            guard let name = name(of: device) else { return }
+            await engine.scanListChanged(name, aps.map(Self.network))
+        case .primaryConnectionChanged(let type, _, let connectivity):
+            await engine.setStatus(Self.status(type: type, connectivity: connectivity))
+        case .readFailed(let why):
+            log.error("NetworkManager: \(why)")
+        }
+    }
+
+    static func securityClass(_ s: NetworkSecurity) -> SecurityClass {
+        switch s {
+        case .open, .enhancedOpen: return .open
+        case .wep: return .wep
+        case .personal: return .personal
+        case .enterprise: return .enterprise
+        }
+    }
+
+    static func network(_ joined: JoinedNetwork) -> Network {
+        Network(ssid: SSID(bytes: joined.ssid), bssid: joined.bssid ?? "", signalStrength: Double(joined.strength ?? 0) / 100,
+                securityClass: securityClass(joined.security), isSecure: joined.security != .open,
+                didAutoJoin: joined.didAutoJoin, didJustJoin: true)
+    }
+
+    static func network(_ ap: AccessPoint) -> Network {
+        Network(ssid: SSID(bytes: ap.ssid), bssid: ap.bssid, signalStrength: Double(ap.strength) / 100,
+                securityClass: securityClass(ap.security), isSecure: ap.security != .open)
+    }
+
+    /// The manager's `Status`, in the Connectivity library's terms, from NetworkManager's primary
+    /// connection and global connectivity.
+    static func status(type: String?, connectivity: Connectivity) -> String {
+        guard let type else { return "not-connected" }
+        if connectivity == .unknown { return "determining" }
+        let online = connectivity == .full
+        let medium: String?
+        switch type {
+        case "802-11-wireless": medium = "wifi"
+        case "802-3-ethernet": medium = "ethernet"
+        case "gsm", "cdma": medium = "cellular"
+        default: medium = nil
+        }
+        guard let medium else { return online ? "connected" : "not-connected" }
+        return online ? "connected-via-\(medium)" : "connected-via-\(medium)-without-internet"
+    }
+
+    // MARK: - NetworkControl
+
+    func disconnect(interface: InterfaceID) async throws {
+        guard let device = maps.withLock({ $0.deviceOf[interface] }) else { return }
+        try await client.disconnect(device: device)
+    }
+
+    func setAutoconnect(_ enabled: Bool, connection: ConnectionID) async throws {
+        let path: ObjectPath
+        if connection.rawValue.hasPrefix("/") {
+            path = try ObjectPath(connection.rawValue)
+        } else {
+            let reply = try await bus.call(destination: "org.freedesktop.NetworkManager", path: "/org/freedesktop/NetworkManager/Settings",
+                                           interface: "org.freedesktop.NetworkManager.Settings", member: "GetConnectionByUuid",
+                                           body: [.string(connection.rawValue)])
+            guard let p = reply.first?.objectPath else { return }
+            path = p
+        }
+        try await client.setAutoconnect(enabled, connection: path)
+    }
 }

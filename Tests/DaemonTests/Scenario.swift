@@ -1,0 +1,185 @@
+import BusTestKit
+import DBus
+import Foundation
+import HotspotCore
+import HotspotHelperKit
+import HotspotProtocol
+import Synchronization
+
+/// An end-to-end scenario: a private bus, python-dbusmock's NetworkManager with a Wi-Fi device
+/// and access points, the daemon as a subprocess, and helpers written with HotspotHelperKit in
+/// this process answering as scripted. State is observed through the daemon's D-Bus properties
+/// and NetworkManager's actions through the mock's recorded calls.
+struct Scenario {
+    static let nmPath = "/org/freedesktop/NetworkManager"
+    let bus: PrivateBus
+    let nm: DBusMock
+    let daemon: DaemonProcess
+    let client: Connection
+    let device: String
+    /// Helpers registered in this process stay registered while the scenario lives.
+    let helpers = HelperHolder()
+
+    struct AP { var name: String; var ssid: String; var bssid: String; var strength: UInt8 = 70; var secure = false }
+    static let defaultAPs = [AP(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01"),
+                             AP(name: "ap2", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:02", secure: true),
+                             AP(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03")]
+
+    init(settings: [String: String] = [:], accessPoints: [AP] = Scenario.defaultAPs, stateDirectory: URL? = nil,
+         bus existing: PrivateBus? = nil) async throws {
+        if let existing { bus = existing } else { bus = try await PrivateBus() }
+        nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+        client = try bus.connect()
+        device = try await Self.setUpNetworkManager(nm, client, accessPoints)
+        var s = ["command-timeout": "2", "filter-interval": "0.2", "maintain-interval": "300"]
+        for (k, v) in settings { s[k] = v }
+        daemon = try await DaemonProcess.start(on: bus, settings: s, stateDirectory: stateDirectory)
+        try await waitForInterface()
+    }
+
+    /// The Wi-Fi device, its access points, and the methods the template lacks (Device.Disconnect
+    /// recorded and acted on, AgentManager).
+    static func setUpNetworkManager(_ nm: DBusMock, _ c: Connection, _ aps: [AP]) async throws -> String {
+        let device = try await nm.mockCall(c, path: nmPath, "AddWiFiDevice", ["wlan0", "wlan0", .int32(30)]).first?.string ?? ""
+        for ap in aps {
+            _ = try await nm.mockCall(c, path: nmPath, "AddAccessPoint", [.string(device), .string(ap.name), .string(ap.ssid), .string(ap.bssid),
+                                                                             .uint32(2), .uint32(2412), .uint32(54000), .byte(ap.strength),
+                                                                             .uint32(ap.secure ? 0x188 : 0)])
+        }
+        try await nm.addMethod(c, path: device, interface: "org.freedesktop.NetworkManager.Device", name: "Disconnect", inSignature: "", outSignature: "",
+                               code: "get_object('\(nmPath)').SetDeviceDisconnected('\(device)')")
+        // The template has no AgentManager; add one that accepts the daemon's secret agent.
+        try await nm.mockCall(c, path: nmPath, "AddObject", [
+            "/org/freedesktop/NetworkManager/AgentManager", "org.freedesktop.NetworkManager.AgentManager", .varDict([:]),
+            .array(element: .structure([.string, .string, .string, .string]), [
+                .structure(["Register", "s", "", ""]), .structure(["RegisterWithCapabilities", "su", "", ""]), .structure(["Unregister", "", "", ""]),
+            ]),
+        ])
+        return device
+    }
+
+    func mock(_ member: String, _ body: [DBusValue], path: String = Scenario.nmPath) async throws -> [DBusValue] {
+        try await nm.mockCall(client, path: path, member, body)
+    }
+
+    /// Joins `ssid` (a saved profile is created the first time) and returns the profile's path.
+    @discardableResult
+    func join(_ ssid: String, accessPoint: String, profile: String? = nil, active: String = "active\(Int.random(in: 0..<1_000_000))") async throws -> String {
+        let name = profile ?? ssid.lowercased()
+        let settingsPath = "/org/freedesktop/NetworkManager/Settings/\(name)"
+        let existing = try await client.call("org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager/Settings",
+                                             "org.freedesktop.NetworkManager.Settings", "ListConnections").first?.objectPaths ?? []
+        if !existing.contains(where: { $0.rawValue == settingsPath }) {
+            _ = try await mock("AddWiFiConnection", [.string(device), .string(name), .string(ssid), ""])
+        }
+        _ = try await mock("AddActiveConnection", [.strings([device]), .string(settingsPath),
+                                                   .string("/org/freedesktop/NetworkManager/AccessPoint/\(accessPoint)"), .string(active), .uint32(2)])
+        return settingsPath
+    }
+
+    func leave() async throws { _ = try await mock("SetDeviceDisconnected", [.string(device)]) }
+
+    var interfacePath: ObjectPath { HotspotContract.interfacePath(1) }
+
+    func property(_ name: String) async throws -> DBusValue? {
+        try await client.call(destination: HotspotContract.busName, path: interfacePath, interface: "org.freedesktop.DBus.Properties",
+                              member: "Get", body: [.string(HotspotContract.interfaceInterface.rawValue), .string(name)]).first?.unwrapped
+    }
+
+    func state() async throws -> String { try await property("State")?.string ?? "" }
+
+    func waitForInterface() async throws {
+        for _ in 0..<500 {
+            let paths = try await client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
+                                              interface: "org.freedesktop.DBus.Properties", member: "Get",
+                                              body: [.string(HotspotContract.managerInterface.rawValue), "Interfaces"]).first?.unwrapped.objectPaths ?? []
+            if paths.contains(interfacePath) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestKitError.timeout("the daemon never published wlan0\n\(daemon.log)")
+    }
+
+    /// Waits until the interface's State is `state`; fails with the daemon's log otherwise.
+    func waitFor(_ state: String, timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        var last = ""
+        while ContinuousClock.now < deadline {
+            last = try await self.state()
+            if last == state { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw TestKitError.timeout("State stayed \(last), expected \(state)\n--- daemon log ---\n\(daemon.log.suffix(4000))")
+    }
+
+    /// The methods the mock recorded on `path`.
+    func calls(_ path: String) async throws -> [(method: String, args: [DBusValue])] { try await nm.calls(client, path: path) }
+
+    /// Registers an in-process helper answering as scripted.
+    func helper(_ name: String, identifier: String? = nil, script: HelperScript) async throws -> (HotspotHelper, HelperScript) {
+        let c = try bus.connect()
+        let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: name, identifier: identifier ?? name), connection: c) { command in
+            script.answer(command)
+        }
+        helpers.keep(h)
+        return (h, script)
+    }
+}
+
+/// How a scripted helper answers, and what it received. Results can be changed while it runs.
+final class HelperScript: Sendable {
+    struct Plan: Sendable {
+        var confidence: Confidence = .none
+        var results: [CommandType: CommandResult] = [:]
+        var silent: Set<CommandType> = []
+        var claims: [String: String?] = [:]
+        var received: [(CommandType, String, Bool)] = []  // command, ssid, did-just-join
+    }
+    let plan: Mutex<Plan>
+    /// Commands left unanswered on purpose: held so the kit does not answer for the helper.
+    let held = Mutex<[HotspotHelperCommand]>([])
+    /// The last network a command was about, as a helper would keep it for logoff.
+    let lastNetwork = Mutex<HotspotNetwork?>(nil)
+
+    init(confidence: Confidence = .none, results: [CommandType: CommandResult] = [:], silent: Set<CommandType> = [], claims: [String: String?] = [:]) {
+        plan = Mutex(Plan(confidence: confidence, results: results, silent: silent, claims: claims))
+    }
+
+    func set(_ command: CommandType, _ result: CommandResult) { plan.withLock { $0.results[command] = result } }
+    func silence(_ command: CommandType) { plan.withLock { _ = $0.silent.insert(command) } }
+    var received: [CommandType] { plan.withLock { $0.received.map(\.0) } }
+    func receivedJustJoin(_ command: CommandType) -> [Bool] { plan.withLock { $0.received.filter { $0.0 == command }.map(\.2) } }
+
+    func answer(_ command: HotspotHelperCommand) {
+        let p = plan.withLock { p -> Plan in
+            p.received.append((command.commandType, command.network?.ssid ?? "", command.network?.didJustJoin ?? false))
+            return p
+        }
+        if let n = command.network { lastNetwork.withLock { $0 = n } }
+        if p.silent.contains(command.commandType) { held.withLock { $0.append(command) }; return }
+        switch command.commandType {
+        case .evaluate:
+            command.network?.setConfidence(p.confidence)
+            let r = command.createResponse(.success)
+            if let n = command.network { r.setNetwork(n) }
+            r.deliver()
+        case .filterScanList:
+            let claimed = (command.networkList ?? []).filter { n in
+                guard let entry = p.claims[n.ssid] else { return false }
+                n.setConfidence(.high)
+                if let password = entry { n.setPassword(password) }
+                return true
+            }
+            let r = command.createResponse(.success)
+            r.setNetworkList(claimed)
+            r.deliver()
+        default:
+            command.createResponse(p.results[command.commandType] ?? .success).deliver()
+        }
+    }
+}
+
+/// Keeps helpers (and so their connections) alive for a scenario's lifetime.
+final class HelperHolder: Sendable {
+    private let list = Mutex<[HotspotHelper]>([])
+    func keep(_ h: HotspotHelper) { list.withLock { $0.append(h) } }
+}

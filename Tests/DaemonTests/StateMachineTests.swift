@@ -1,0 +1,173 @@
+import BusTestKit
+import DBus
+import Foundation
+import HotspotCore
+import HotspotHelperKit
+import HotspotProtocol
+import Testing
+
+/// Every row of the DESIGN §3 table, end to end: mock NetworkManager events in, helpers written
+/// with HotspotHelperKit answering as scripted, state seen through the daemon's properties and
+/// NetworkManager actions through the mock's recorded calls.
+@Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs python3-dbusmock (apt-get install python3-dbusmock)"))
+struct StateMachineTests {
+    @Test func joiningWithAHighConfidenceHelperAuthenticatesThroughIt() async throws {
+        let s = try await Scenario()
+        let (_, script) = try await s.helper("Cafe", script: HelperScript(confidence: .high))
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+        #expect(try await s.property("Helper") == .string("Cafe"))
+        #expect(script.received.filter { $0 != .filterScanList } == [.evaluate, .authenticate])
+        let network = try await s.property("Network")?.varDict
+        #expect(network?["ssid"]?.byteArray == Array("CityFree".utf8))
+        #expect(network?["bssid"] == .string("0A:00:00:00:00:01"))
+    }
+
+    @Test func rejoiningANetworkWithACachedHelperGoesStraightToMaintain() async throws {
+        let s = try await Scenario()
+        let (_, script) = try await s.helper("Cafe", script: HelperScript(confidence: .high))
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+        try await s.leave()
+        try await s.waitFor("inactive")
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+        let commands = script.received.filter { $0 != .filterScanList }
+        #expect(commands == [.evaluate, .authenticate, .maintain], "\(commands)")
+        #expect(script.receivedJustJoin(.maintain) == [true])
+    }
+
+    @Test func losingConnectivityReturnsToInactiveAndClearsTheHelper() async throws {
+        let s = try await Scenario()
+        _ = try await s.helper("Cafe", script: HelperScript(confidence: .high))
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+        try await s.leave()
+        try await s.waitFor("inactive")
+        #expect(try await s.property("Helper") == .string(""))
+    }
+
+    @Test func whenNoHelperIsConfidentTheNetworkIsAuthenticatedWithoutOne() async throws {
+        let s = try await Scenario()
+        let (_, script) = try await s.helper("Shy", script: HelperScript(confidence: .none))
+        try await s.join("Library", accessPoint: "ap3")
+        try await s.waitFor("authenticated")
+        #expect(try await s.property("Helper") == .string(""))
+        #expect(!script.received.contains(.authenticate))
+    }
+
+    @Test func uiRequiredEmitsTheSignalAndPresentUIFinishesTheSignIn() async throws {
+        let s = try await Scenario()
+        let ui = try await s.client.signals(matching: MatchRule(sender: HotspotContract.busName, interface: HotspotContract.managerInterface, member: "UIRequired"))
+        let (_, script) = try await s.helper("Portal", script: HelperScript(confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success]))
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("presenting-ui")
+        var it = ui.makeAsyncIterator()
+        let signal = await it.next()
+        #expect(signal?.body[0] == .objectPath(s.interfacePath))
+        #expect(signal?.body[1] == .string("Portal"))
+        #expect(signal?.body[2].varDict?["ssid"]?.byteArray == Array("CityFree".utf8))
+        _ = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface, member: "PresentUI")
+        try await s.waitFor("authenticated")
+        #expect(script.received.contains(.presentUI))
+    }
+
+    @Test func unsupportedNetworkExcludesTheHelperAndReEvaluatesAmongTheOthers() async throws {
+        let s = try await Scenario()
+        let (_, first) = try await s.helper("First", script: HelperScript(confidence: .high, results: [.authenticate: .unsupportedNetwork]))
+        let (_, second) = try await s.helper("Second", script: HelperScript(confidence: .low))
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+        #expect(try await s.property("Helper") == .string("Second"))
+        #expect(first.received.filter { $0 == .evaluate }.count == 1, "the excluded helper was asked again")
+        #expect(second.received.contains(.authenticate))
+    }
+
+    @Test func temporaryFailureDisconnectsButLeavesAutoconnectAlone() async throws {
+        let s = try await Scenario()
+        _ = try await s.helper("Flaky", script: HelperScript(confidence: .high, results: [.authenticate: .temporaryFailure]))
+        let profile = try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("inactive")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await s.calls(s.device).contains { $0.method == "Disconnect" })
+        #expect(try await !s.calls(profile).contains { $0.method == "Update" })
+    }
+
+    @Test func failureDisconnectsAndSwitchesAutoconnectOff() async throws {
+        let s = try await Scenario()
+        _ = try await s.helper("Broken", script: HelperScript(confidence: .high, results: [.authenticate: .failure]))
+        let profile = try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("inactive")
+        var updates: [[DBusValue]] = []
+        for _ in 0..<200 where updates.isEmpty {
+            updates = try await s.calls(profile).filter { $0.method == "Update" }.map(\.args)
+            if updates.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(try await s.calls(s.device).contains { $0.method == "Disconnect" })
+        let settings = updates.first?.first?.dictEntries
+        let connection = settings?.first { $0.key == .string("connection") }?.value.varDict
+        #expect(connection?["autoconnect"] == .bool(false), "Update calls: \(updates)")
+    }
+
+    @Test func theMaintainTimerSendsMaintainAndSuccessReturnsToAuthenticated() async throws {
+        let s = try await Scenario(settings: ["maintain-interval": "0.3"])
+        let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high))
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+        for _ in 0..<300 where script.received.filter({ $0 == .maintain }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(script.received.filter { $0 == .maintain }.count >= 2)
+        #expect(script.receivedJustJoin(.maintain).allSatisfy { !$0 })
+        try await s.waitFor("authenticated")
+    }
+
+    @Test func maintainAnsweringAuthenticationRequiredSignsInAgain() async throws {
+        let s = try await Scenario(settings: ["maintain-interval": "0.3"])
+        let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high, results: [.maintain: .authenticationRequired]))
+        try await s.join("CityFree", accessPoint: "ap1")
+        for _ in 0..<300 where script.received.filter({ $0 == .authenticate }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let commands = script.received.filter { $0 != .filterScanList }
+        #expect(Array(commands.prefix(4)) == [.evaluate, .authenticate, .maintain, .authenticate], "\(commands)")
+    }
+
+    @Test func maintainAnsweringAnythingElseReEvaluates() async throws {
+        let s = try await Scenario(settings: ["maintain-interval": "0.3"])
+        let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high, results: [.maintain: .failure]))
+        try await s.join("CityFree", accessPoint: "ap1")
+        for _ in 0..<300 where script.received.filter({ $0 == .evaluate }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let commands = script.received.filter { $0 != .filterScanList }
+        #expect(Array(commands.prefix(4)) == [.evaluate, .authenticate, .maintain, .evaluate], "\(commands)")
+    }
+
+    @Test func logoffByTheChosenHelperSendsLogoffAndDisconnects() async throws {
+        let s = try await Scenario()
+        let (helper, script) = try await s.helper("Leaver", script: HelperScript(confidence: .high))
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+        let network = try #require(script.lastNetwork.withLock { $0 })
+        try await helper.logoff(network)
+        try await s.waitFor("inactive")
+        #expect(script.received.contains(.logoff))
+        #expect(try await s.calls(s.device).contains { $0.method == "Disconnect" })
+    }
+
+    @Test func filterScanListLabelsClaimedNetworksAndNeverPublishesThePassword() async throws {
+        let s = try await Scenario()
+        _ = try await s.helper("Coffee Wi-Fi", script: HelperScript(claims: ["CoffeeShop": "s3cret-passw0rd", "CityFree": nil]))
+        var list: [[String: DBusValue]] = []
+        for _ in 0..<300 {
+            list = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
+                                           member: "GetScanList").first?.arrayItems?.compactMap(\.varDict) ?? []
+            if list.contains(where: { $0["display-name"] == .string("Coffee Wi-Fi") && $0["has-password"] == .bool(true) }) { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let coffee = list.first { $0["ssid"]?.byteArray == Array("CoffeeShop".utf8) }
+        #expect(coffee?["display-name"] == .string("Coffee Wi-Fi"))
+        #expect(coffee?["has-password"] == .bool(true))
+        let city = list.first { $0["ssid"]?.byteArray == Array("CityFree".utf8) }
+        #expect(city?["display-name"] == .string("Coffee Wi-Fi"))
+        #expect(city?["has-password"] == .bool(false))
+        #expect(list.first { $0["ssid"]?.byteArray == Array("Library".utf8) }?["display-name"] == .string(""))
+        #expect(!"\(list)".contains("s3cret-passw0rd"))
+        #expect(!s.daemon.log.contains("s3cret-passw0rd"))
+    }
+}
