@@ -69,9 +69,10 @@ extension NetworkManagerClient {
 
     /// The device's IPv4 configuration (`Device.Ip4Config` → `IP4Config`), nil when it has none.
     public nonisolated func ipv4Configuration(device: ObjectPath) async throws -> IPv4Configuration? {
-        let reply = try await nmCall(device, NetworkManagerNames.properties, "Get",
-                                     [.string(NetworkManagerNames.device.rawValue), .string("Ip4Config")])
-        guard let configPath = reply.first?.nonRootPath else { return nil }
+        // GetAll rather than Get: a device without the property (old NetworkManager, the mock)
+        // then reads as "no configuration" instead of failing.
+        let reply = try await nmCall(device, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.device.rawValue)])
+        guard let configPath = reply.first?.varDict?["Ip4Config"]?.nonRootPath else { return nil }
         let all = try await nmCall(configPath, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.ip4Config.rawValue)])
         guard let props = all.first?.varDict else {
             throw NetworkManagerError.malformedReply("GetAll(IP4Config) on \(configPath) answered \(all.map(\.signature).joined())")

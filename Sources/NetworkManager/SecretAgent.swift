@@ -14,6 +14,14 @@ public struct SecretRequest: Sendable, CustomStringConvertible {
     /// failed), 0x4 user requested, 0x8 WPS push-button active.
     public var flags: UInt32
 
+    public init(settings: ConnectionSettings, connectionPath: ObjectPath, settingName: String, hints: [String] = [], flags: UInt32 = 0) {
+        self.settings = settings
+        self.connectionPath = connectionPath
+        self.settingName = settingName
+        self.hints = hints
+        self.flags = flags
+    }
+
     /// Whether NetworkManager says the previous secret did not work.
     public var requestsNewSecret: Bool { flags & 0x2 != 0 }
 
