@@ -94,8 +94,14 @@ extension InterfaceMachine {
 
     /// The password the winning claim supplies for an SSID, for the secret agent.
     func password(for ssid: SSID, context: CoreContext) -> Password? {
+        // NetworkManager asks for a profile's password by SSID, whichever access point it joins:
+        // a claim made for one BSSID of the network supplies it too.
         let claims = scanList.claims.compactMap { helper, claims in
-            context.registry[helper].map { (helper: $0, claims: claims.filter { $0.ssid == ssid }) }
+            context.registry[helper].map { registered in
+                (helper: registered, claims: claims.filter { $0.ssid == ssid }.map {
+                    ScanClaim(ssid: $0.ssid, confidence: $0.confidence, password: $0.password)
+                })
+            }
         }
         return ScanListAnnotator(claims: claims).annotation(for: Network(ssid: ssid))?.password
     }

@@ -47,13 +47,15 @@ final class Demo: Sendable {
         }
         let device = try await mock("AddWiFiDevice", ["wlan0", "wlan0", .int32(30)]).first?.string ?? ""
         let aps: [(String, String, String, UInt8, UInt32)] = [
-            ("ap1", "CityFree", "0A:11:22:33:44:01", 82, 0), ("ap2", "CoffeeShop", "0A:11:22:33:44:02", 67, 0x188),
-            ("ap3", "Airport_Guest", "0A:11:22:33:44:03", 45, 0), ("ap4", "HomeNet", "0A:11:22:33:44:04", 30, 0x188),
+            ("ap1", "CityFree", "0A:11:22:33:44:01", 82, 0), ("ap2", "CoffeeShop", "0A:11:22:33:44:02", 67, 0x100),
+            ("ap3", "Airport_Guest", "0A:11:22:33:44:03", 45, 0), ("ap4", "HomeNet", "0A:11:22:33:44:04", 30, 0x100),
         ]
         for (name, ssid, bssid, strength, security) in aps {
             _ = try await mock("AddAccessPoint", [.string(device), .string(name), .string(ssid), .string(bssid), .uint32(2), .uint32(2412),
                                                   .uint32(54000), .byte(strength), .uint32(security)])
         }
+        try await nm.addAgentManager(c)
+        try await nm.addDisconnect(c, device: device)
         say("  ✓ NetworkManager with wlan0 and \(aps.count) access points")
         let daemon = try await DaemonProcess.start(on: bus, settings: [
             "maintain-interval": String(maintainInterval), "filter-interval": "0.5", "command-timeout": "5",
@@ -80,8 +82,8 @@ final class Demo: Sendable {
         try await Task.sleep(for: .seconds(maintainInterval + 1))
 
         say("\nNetworkManager asks the secret agent for CoffeeShop's password:")
-        try await askSecret(c, ssid: "CoffeeShop")
-        try await askSecret(c, ssid: "HomeNet")
+        try await askSecret(nm, c, ssid: "CoffeeShop")
+        try await askSecret(nm, c, ssid: "HomeNet")
 
         say("\nLeaving the network:")
         _ = try await mock("SetDeviceDisconnected", [.string(device)])
@@ -145,9 +147,16 @@ final class Demo: Sendable {
         }
     }
 
-    func askSecret(_ c: Connection, ssid: String) async throws {
-        // The demo calls the agent the way NetworkManager would, from its own connection.
-        event("GetSecrets for \(ssid): see the daemon's secret agent (NetworkManager integration)")
+    /// NetworkManager (the mock's own connection) asks the daemon's secret agent, as it does
+    /// when joining a secured network it has no password for.
+    func askSecret(_ nm: DBusMock, _ c: Connection, ssid: String) async throws {
+        do {
+            let secrets = try await nm.callGetSecrets(c, agent: HotspotContract.busName.rawValue, ssid: Array(ssid.utf8))
+            let psk = secrets.first?.dictEntries?.first?.value.varDict?["psk"]?.string
+            event("GetSecrets for \(ssid): password supplied (\(psk?.count ?? 0) characters; never logged or published)")
+        } catch let error as DBusError {
+            event("GetSecrets for \(ssid): \(error.name): no helper supplied a password")
+        }
     }
 }
 

@@ -80,7 +80,7 @@ struct ContractTests {
         _ = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "Leaver"), connection: c) { _ in }
         await c.close()
         var gone = false
-        for _ in 0..<100 where !gone {
+        for _ in 0..<1000 where !gone {
             gone = try await f.property("Helpers")?.arrayItems?.isEmpty == true
             if !gone { try await Task.sleep(for: .milliseconds(10)) }
         }

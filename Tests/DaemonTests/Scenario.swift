@@ -44,17 +44,10 @@ struct Scenario {
         for ap in aps {
             _ = try await nm.mockCall(c, path: nmPath, "AddAccessPoint", [.string(device), .string(ap.name), .string(ap.ssid), .string(ap.bssid),
                                                                              .uint32(2), .uint32(2412), .uint32(54000), .byte(ap.strength),
-                                                                             .uint32(ap.secure ? 0x188 : 0)])
+                                                                             .uint32(ap.secure ? 0x100 : 0)])
         }
-        try await nm.addMethod(c, path: device, interface: "org.freedesktop.NetworkManager.Device", name: "Disconnect", inSignature: "", outSignature: "",
-                               code: "get_object('\(nmPath)').SetDeviceDisconnected('\(device)')")
-        // The template has no AgentManager; add one that accepts the daemon's secret agent.
-        try await nm.mockCall(c, path: nmPath, "AddObject", [
-            "/org/freedesktop/NetworkManager/AgentManager", "org.freedesktop.NetworkManager.AgentManager", .varDict([:]),
-            .array(element: .structure([.string, .string, .string, .string]), [
-                .structure(["Register", "s", "", ""]), .structure(["RegisterWithCapabilities", "su", "", ""]), .structure(["Unregister", "", "", ""]),
-            ]),
-        ])
+        try await nm.addDisconnect(c, device: device)
+        try await nm.addAgentManager(c)
         return device
     }
 

@@ -99,7 +99,7 @@ struct StateMachineTests {
         let profile = try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("inactive")
         var updates: [[DBusValue]] = []
-        for _ in 0..<200 where updates.isEmpty {
+        for _ in 0..<1000 where updates.isEmpty {
             updates = try await s.calls(profile).filter { $0.method == "Update" }.map(\.args)
             if updates.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
         }
@@ -114,7 +114,7 @@ struct StateMachineTests {
         let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high))
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
-        for _ in 0..<300 where script.received.filter({ $0 == .maintain }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<1500 where script.received.filter({ $0 == .maintain }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(script.received.filter { $0 == .maintain }.count >= 2)
         #expect(script.receivedJustJoin(.maintain).allSatisfy { !$0 })
         try await s.waitFor("authenticated")
@@ -124,7 +124,7 @@ struct StateMachineTests {
         let s = try await Scenario(settings: ["maintain-interval": "0.3"])
         let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high, results: [.maintain: .authenticationRequired]))
         try await s.join("CityFree", accessPoint: "ap1")
-        for _ in 0..<300 where script.received.filter({ $0 == .authenticate }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<1500 where script.received.filter({ $0 == .authenticate }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         let commands = script.received.filter { $0 != .filterScanList }
         #expect(Array(commands.prefix(4)) == [.evaluate, .authenticate, .maintain, .authenticate], "\(commands)")
     }
@@ -133,7 +133,7 @@ struct StateMachineTests {
         let s = try await Scenario(settings: ["maintain-interval": "0.3"])
         let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high, results: [.maintain: .failure]))
         try await s.join("CityFree", accessPoint: "ap1")
-        for _ in 0..<300 where script.received.filter({ $0 == .evaluate }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<1500 where script.received.filter({ $0 == .evaluate }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         let commands = script.received.filter { $0 != .filterScanList }
         #expect(Array(commands.prefix(4)) == [.evaluate, .authenticate, .maintain, .evaluate], "\(commands)")
     }
@@ -154,7 +154,7 @@ struct StateMachineTests {
         let s = try await Scenario()
         _ = try await s.helper("Coffee Wi-Fi", script: HelperScript(claims: ["CoffeeShop": "s3cret-passw0rd", "CityFree": nil]))
         var list: [[String: DBusValue]] = []
-        for _ in 0..<300 {
+        for _ in 0..<1500 {
             list = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
                                            member: "GetScanList").first?.arrayItems?.compactMap(\.varDict) ?? []
             if list.contains(where: { $0["display-name"] == .string("Coffee Wi-Fi") && $0["has-password"] == .bool(true) }) { break }

@@ -344,4 +344,13 @@ import Testing
         #expect(h.core.password(for: SSID("Home"), on: "wlan0") == Password("hunter22"))
         #expect(h.log.contains { if case .publishScanList("wlan0", let list) = $0 { list.last?.displayName == "beta" } else { false } })
     }
+
+    @Test func aPasswordClaimedForOneAccessPointIsFoundBySSID() {
+        var h = Self.authenticating()
+        h.send(.scanListChanged("wlan0", [network("Home", security: .personal, bssid: "02")]))
+        h.answer("beta", .filterScanList, claims: [ScanClaim(ssid: SSID("Home"), bssid: "02", confidence: .high, password: Password("hunter22"))])
+        h.answer("alpha", .filterScanList, claims: [])
+        #expect(h.core.password(for: SSID("Home"), on: "wlan0") == Password("hunter22"))
+        #expect(h.core.password(for: SSID("Elsewhere"), on: "wlan0") == nil)
+    }
 }

@@ -1,0 +1,79 @@
+import BusTestKit
+import DBus
+import Foundation
+import HotspotCore
+import HotspotProtocol
+import Synchronization
+import Testing
+
+/// The daemon's secret agent, called the way NetworkManager calls agents: from NetworkManager's
+/// own connection (the mock's), for the Wi-Fi password a helper supplied in filter-scan-list.
+@Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs python3-dbusmock (apt-get install python3-dbusmock)"))
+struct SecretAgentTests {
+    static let password = "s3cret-passw0rd"
+
+    @Test func networkManagerGetsTheHelpersPasswordAndNothingElseLeaks() async throws {
+        let s = try await Scenario()
+        let props = try await s.client.signals(matching: MatchRule(sender: HotspotContract.busName, interface: "org.freedesktop.DBus.Properties"))
+        let signals = try await s.client.signals(matching: MatchRule(sender: HotspotContract.busName, interface: HotspotContract.managerInterface))
+        let collected = SignalLog()
+        let t1 = Task { for await x in props { collected.add(x) } }
+        let t2 = Task { for await x in signals { collected.add(x) } }
+        _ = try await s.helper("Coffee", script: HelperScript(confidence: .high, claims: ["CoffeeShop": Self.password]))
+        // Wait until filter-scan-list has annotated the network.
+        for _ in 0..<1500 {
+            let list = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
+                                               member: "GetScanList").first?.arrayItems?.compactMap(\.varDict) ?? []
+            if list.contains(where: { $0["has-password"] == .bool(true) }) { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        var secrets: [DBusValue] = []
+        for _ in 0..<1000 {
+            do {
+                secrets = try await s.nm.callGetSecrets(s.client, agent: HotspotContract.busName.rawValue, ssid: Array("CoffeeShop".utf8))
+                break
+            } catch {
+                // The agent registers asynchronously; give it a moment.
+                try await Task.sleep(for: .milliseconds(20))
+                if error.dbusName != DBusErrorName.accessDenied && error.dbusName != "org.freedesktop.NetworkManager.SecretAgent.NoSecrets" {
+                    Issue.record("GetSecrets failed: \(error)\n\(s.nm.process.output.suffix(2000))")
+                    break
+                }
+            }
+        }
+        let psk = secrets.first?.dictEntries?.first { $0.key == .string("802-11-wireless-security") }?.value.varDict?["psk"]
+        #expect(psk == .string(Self.password))
+        await #expect { try await s.nm.callGetSecrets(s.client, agent: HotspotContract.busName.rawValue, ssid: Array("Library".utf8)) } throws: {
+            ($0 as? DBus.DBusError)?.message.contains("NoSecrets") == true || $0.dbusName == "org.freedesktop.NetworkManager.SecretAgent.NoSecrets"
+        }
+        // Anyone but NetworkManager is refused.
+        await #expect { try await s.client.call(destination: HotspotContract.busName, path: "/org/freedesktop/NetworkManager/SecretAgent",
+                                                interface: "org.freedesktop.NetworkManager.SecretAgent", member: "GetSecrets",
+                                                body: Array(try Self.directArgs().dropFirst())) } throws: { $0.dbusName == DBusErrorName.accessDenied }
+        try await s.join("CoffeeShop", accessPoint: "ap2")
+        try await s.waitFor("authenticated")
+        t1.cancel(); t2.cancel()
+        #expect(!collected.text.contains(Self.password), "a signal carried the password")
+        #expect(!s.daemon.log.contains(Self.password), "the daemon logged the password")
+        let everything = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: "org.freedesktop.DBus.Properties",
+                                                 member: "GetAll", body: [.string(HotspotContract.interfaceInterface.rawValue)])
+        let manager = try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
+                                              member: "GetAll", body: [.string(HotspotContract.managerInterface.rawValue)])
+        #expect(!"\(everything)\(manager)".contains(Self.password), "a property carried the password")
+    }
+
+    static func directArgs() throws -> [DBusValue] {
+        let profile = DBusValue.dictionary(key: .string, value: .dictionary(key: .string, value: .variant), [
+            DictEntry("802-11-wireless", .varDict(["ssid": .bytes(Array("CoffeeShop".utf8))])),
+            DictEntry("802-11-wireless-security", .varDict(["key-mgmt": "wpa-psk"])),
+        ])
+        return [.string(""), profile, .objectPath("/org/freedesktop/NetworkManager/Settings/1"), "802-11-wireless-security", .strings([]), .uint32(1)]
+    }
+}
+
+/// Every signal's text, for searching.
+final class SignalLog: Sendable {
+    private let lines = Mutex<[String]>([])
+    func add(_ s: Signal) { lines.withLock { $0.append("\(s.member) \(s.body)") } }
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
+}
