@@ -13,6 +13,7 @@ packages=(
   systemd              # busctl, systemd-analyze
   python3-dbus         # dbus-python, the language-neutral helper in tests
   python3-dbusmock     # mock NetworkManager, polkit and notification daemons
+  python3-gi           # GLib main loop for the Python helper in tests
   iproute2             # network namespaces for interface-binding tests
 )
 

@@ -84,6 +84,18 @@ public final class PrivateBus: Sendable {
         throw TestKitError.timeout("no owner for \(name) on the test bus within \(timeout)")
     }
 
+    /// Waits until nobody owns `name` on this bus.
+    public func waitForNameGone(_ name: String, timeout: Duration = .seconds(10)) async throws {
+        let c = try connect()
+        defer { Task { await c.close() } }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await c.nameOwner(BusName(name)) == nil { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestKitError.timeout("\(name) still has an owner on the test bus after \(timeout)")
+    }
+
     /// Starts a python-dbusmock process on this bus: a template (`networkmanager`, `polkitd`,
     /// `notification_daemon`…) with optional parameters, or a plain mock object.
     public func startMock(template: String, parameters: String? = nil, waitFor name: String) async throws -> DBusMock {

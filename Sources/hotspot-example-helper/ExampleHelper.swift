@@ -2,6 +2,7 @@ import ArgumentParser
 import DBus
 import Foundation
 import HotspotHelperKit
+import Synchronization
 
 /// An example hotspot helper built on HotspotHelperKit: it claims the networks it is told about,
 /// supplies their passwords, and answers every command as scripted on the command line. It is
@@ -42,6 +43,9 @@ struct ExampleHelper: AsyncParsableCommand {
     @Option(help: "Milliseconds to wait before answering each command.")
     var delayMs = 0
 
+    @Option(help: "Never answer this command (repeatable), to see the daemon's deadlines at work.")
+    var hang: [String] = []
+
     func result(_ text: String) throws -> HotspotHelperResult {
         guard let r = HotspotHelperResult(rawValue: text) else {
             throw ValidationError("unknown result '\(text)' (expected: \(HotspotHelperResult.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -64,10 +68,22 @@ struct ExampleHelper: AsyncParsableCommand {
             claims.first { c in c.pattern.hasSuffix("*") ? network.ssid.hasPrefix(String(c.pattern.dropLast())) : network.ssid == c.pattern }
         }
         let delay = delayMs
+        let hung = try Set(hang.map { name -> HotspotHelperCommandType in
+            guard let c = HotspotHelperCommandType(rawValue: name) else {
+                throw ValidationError("unknown command '\(name)' (expected: \(HotspotHelperCommandType.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return c
+        })
+        let unanswered = Unanswered()
         let say: @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data(("[\(displayName)] " + $0 + "\n").utf8)) }
 
         let helper = try await HotspotHelper.register(
             options: HotspotHelperOptions(displayName: displayName, identifier: identifier)) { command in
+            if hung.contains(command.commandType) {
+                unanswered.keep(command)
+                say("\(command.commandType.rawValue) \(command.network?.ssid ?? ""): not answering (--hang)")
+                return
+            }
             Task {
                 if delay > 0 { try? await Task.sleep(for: .milliseconds(delay)) }
                 switch command.commandType {
@@ -102,3 +118,10 @@ struct ExampleHelper: AsyncParsableCommand {
     }
 }
 
+
+/// Commands left unanswered on purpose (an unanswered command whose last reference goes away is
+/// answered command-not-recognized by HotspotHelperKit).
+final class Unanswered: Sendable {
+    private let commands = Mutex<[HotspotHelperCommand]>([])
+    func keep(_ c: HotspotHelperCommand) { commands.withLock { $0.append(c) } }
+}

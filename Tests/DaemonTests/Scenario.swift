@@ -104,6 +104,23 @@ struct Scenario {
         throw TestKitError.timeout("State stayed \(last), expected \(state)\n--- daemon log ---\n\(daemon.log.suffix(4000))")
     }
 
+    /// Waits until NetworkManager was asked to disconnect the device (Device.Disconnect).
+    func waitForDisconnect(timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await calls(device).contains(where: { $0.method == "Disconnect" }) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TestKitError.timeout("the daemon never called Disconnect\n--- daemon log ---\n\(daemon.log.suffix(4000))")
+    }
+
+    /// Stops this scenario's NetworkManager and waits until it is off the bus.
+    func stopNetworkManager() async throws {
+        nm.process.send(SIGKILL)
+        _ = await nm.process.waitForExit()
+        try await bus.waitForNameGone("org.freedesktop.NetworkManager")
+    }
+
     /// The methods the mock recorded on `path`.
     func calls(_ path: String) async throws -> [(method: String, args: [DBusValue])] { try await nm.calls(client, path: path) }
 
