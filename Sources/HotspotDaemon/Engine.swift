@@ -114,6 +114,7 @@ public actor Engine {
     }
 
     func scanListChanged(_ name: InterfaceID, _ networks: [Network]) async {
+        log.debug("\(name): scan list of \(networks.count) networks")
         await handle(.scanListChanged(name, networks))
     }
 
@@ -182,12 +183,19 @@ public actor Engine {
             watch.cancel()
             throw HotspotError(.invalidArgs, "the caller left the bus while registering")
         }
+        // Checked again after the awaits above: another registration may have run meanwhile.
+        guard helpers[id] == nil, !helpers.values.contains(where: { $0.uniqueName == sender }) else {
+            watch.cancel()
+            throw HotspotError(.alreadyRegistered, "a helper with identifier '\(identifier)' or from this connection registered meanwhile")
+        }
+        // Known before the core hears of it: registering may send it commands at once.
+        helpers[id] = HelperEndpoint(uniqueName: sender, path: path, displayName: display, watch: watch)
         let effects = await handle(.helperRegistered(HelperRegistration(identifier: id, displayName: display, commands: commands)))
         for case .requestDeclined(.registration(_, let reason)) in effects {
             watch.cancel()
+            helpers[id] = nil
             throw HotspotError(.alreadyRegistered, reason)
         }
-        helpers[id] = HelperEndpoint(uniqueName: sender, path: path, displayName: display, watch: watch)
         log.info("helper '\(display)' (\(id)) registered from \(sender) at \(path)")
         await publishHelpers()
     }
@@ -333,8 +341,11 @@ public actor Engine {
     }
 
     private func send(_ request: CommandRequest) {
+        log.debug("\(request.interface): sending \(request.command.rawValue) \(request.token) to \(request.helper)")
         guard let endpoint = helpers[request.helper], let helperName = try? BusName(endpoint.uniqueName) else {
-            // The helper is gone; the core hears about it through helperLeft.
+            // Cannot happen while endpoints are recorded before the core learns of a helper and
+            // removed before it hears it left; if it does, the command's deadline ends it.
+            log.error("\(request.interface): no endpoint for helper \(request.helper); \(request.command.rawValue) \(request.token) not sent")
             return
         }
         let wire = WireCommand(type: request.command, interface: request.interface.rawValue, network: request.network,

@@ -21,12 +21,14 @@ struct SecretAgentTests {
         let t2 = Task { for await x in signals { collected.add(x) } }
         _ = try await s.helper("Coffee", script: HelperScript(confidence: .high, claims: ["CoffeeShop": Self.password]))
         // Wait until filter-scan-list has annotated the network.
-        for _ in 0..<1500 {
+        var annotated = false
+        for _ in 0..<1500 where !annotated {
             let list = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
                                                member: "GetScanList").first?.arrayItems?.compactMap(\.varDict) ?? []
-            if list.contains(where: { $0["has-password"] == .bool(true) }) { break }
-            try await Task.sleep(for: .milliseconds(10))
+            annotated = list.contains(where: { $0["has-password"] == .bool(true) })
+            if !annotated { try await Task.sleep(for: .milliseconds(10)) }
         }
+        #expect(annotated, "the scan list never showed the helper's password\n\(s.daemon.log.suffix(5000))")
         var secrets: [DBusValue] = []
         for _ in 0..<1000 {
             do {
@@ -42,7 +44,7 @@ struct SecretAgentTests {
             }
         }
         let psk = secrets.first?.dictEntries?.first { $0.key == .string("802-11-wireless-security") }?.value.varDict?["psk"]
-        #expect(psk == .string(Self.password))
+        #expect(psk == .string(Self.password), "\(s.daemon.log.suffix(5000))")
         await #expect { try await s.nm.callGetSecrets(s.client, agent: HotspotContract.busName.rawValue, ssid: Array("Library".utf8)) } throws: {
             ($0 as? DBus.DBusError)?.message.contains("NoSecrets") == true || $0.dbusName == "org.freedesktop.NetworkManager.SecretAgent.NoSecrets"
         }
