@@ -68,7 +68,7 @@ let package = Package(
             "HotspotHelperKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "hotspot-portal-sim", dependencies: [
-            "PortalSimulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "PortalSimulator", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "dbus-benchmark", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
 

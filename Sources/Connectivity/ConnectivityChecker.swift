@@ -73,10 +73,12 @@ final class CheckRun: Sendable {
     private let started = ContinuousClock.now
     private let probes: [ConnectivityProbe]
     private let grace: Duration?
+    private let graceFloor: Duration
 
     init(probes: [ConnectivityProbe], policy: VerdictPolicy, expectCapport: Bool) {
         self.probes = probes
         self.grace = policy.grace
+        self.graceFloor = policy.graceFloor
         state = Mutex(State(aggregator: VerdictAggregator(probes: probes, policy: policy, expectCapport: expectCapport)))
     }
 
@@ -123,7 +125,8 @@ final class CheckRun: Sendable {
     }
 
     private func startGraceTimer() {
-        guard let grace else { return }
+        guard let ceiling = grace else { return }
+        let grace = min(ceiling, max(graceFloor, elapsed))
         state.withLock { s in
             guard s.graceTimer == nil, !s.done else { return }
             s.graceTimer = Task { [self] in

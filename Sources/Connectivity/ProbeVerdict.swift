@@ -59,15 +59,21 @@ public struct VerdictPolicy: Sendable, Hashable {
     /// that lets a few well-known probe hosts through is still found.
     /// Online (or none) is decided as soon as the quorum is reached (or out of reach) and no
     /// pending HTTP probe could still report a portal; or, when HTTP probes are still pending,
-    /// `grace` after that moment. `nil` waits for them.
+    /// a grace period after that moment: as long as the check took so far (portals answer from
+    /// the local gateway, as fast as the probes that already answered), at least `graceFloor`,
+    /// at most `grace`. `nil` waits for them.
     public var grace: Duration?
+    /// The shortest grace period.
+    public var graceFloor: Duration
     /// Wait for every probe before deciding (what rwbutler/Connectivity does); for comparison.
     public var waitForAll: Bool
 
     /// A policy.
-    public init(successThreshold: Double = 0.5, grace: Duration? = .milliseconds(750), waitForAll: Bool = false) {
+    public init(successThreshold: Double = 0.5, grace: Duration? = .milliseconds(750), graceFloor: Duration = .milliseconds(100),
+                waitForAll: Bool = false) {
         self.successThreshold = successThreshold
         self.grace = grace
+        self.graceFloor = graceFloor
         self.waitForAll = waitForAll
     }
 }
