@@ -14,6 +14,8 @@ packages=(
   python3-dbus         # dbus-python, the language-neutral helper in tests
   python3-dbusmock     # mock NetworkManager, polkit and notification daemons
   iproute2             # network namespaces for interface-binding tests
+  openssl              # a test CA and server certificates for HTTPS tests
+  socat                # TLS termination in front of the portal simulator in tests
 )
 
 missing=()

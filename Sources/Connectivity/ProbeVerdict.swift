@@ -55,7 +55,8 @@ public struct ProbeVerdict: Sendable, Hashable {
 public struct VerdictPolicy: Sendable, Hashable {
     /// The share of probes that must succeed for "online" (default 0.5, as rwbutler/Connectivity).
     public var successThreshold: Double
-    /// A portal answer from any HTTP probe decides "portal" at once and vetoes "online": a portal
+    /// A portal answer from any HTTP probe decides "portal" at once (once the RFC 8908 API, when
+    /// one is queried, has answered: its user-portal-url is the better sign-in URL) and vetoes "online": a portal
     /// that lets a few well-known probe hosts through is still found.
     /// Online (or none) is decided as soon as the quorum is reached (or out of reach) and no
     /// pending HTTP probe could still report a portal; or, when HTTP probes are still pending,
@@ -140,7 +141,7 @@ public struct VerdictAggregator: Sendable {
         }
         let everythingIn = pending.isEmpty && !capportPending
         if policy.waitForAll && !everythingIn && !force { return .pending }
-        if let portal = finished.first(where: { $0.outcome == .portal }) {
+        if let portal = finished.first(where: { $0.outcome == .portal }), !capportPending || force {
             let wispr = finished.compactMap(\.wispr).first
             return .decided(verdict(.portal, portal.reason, url: portal.signInURL, wispr: wispr))
         }

@@ -13,7 +13,7 @@ import Synchronization
 /// `/__sim/events` (JSON list of `SimulatorEvent`), `/__sim/reset` (forget sessions and events).
 public final class PortalSimulator: Sendable {
     private struct State {
-        var sessions: [String: ContinuousClock.Instant?] = [:]
+        var sessions: [String: Session] = [:]
         var events: [SimulatorEvent] = []
         var pendingTokens: [String: String] = [:]
         var nextToken = 1
@@ -63,15 +63,15 @@ public final class PortalSimulator: Sendable {
     /// Whether `client` (an IP address) is signed in now.
     public func isSignedIn(_ client: String) -> Bool {
         state.withLock { s in
-            guard let entry = s.sessions[client] else { return false }
-            guard let expiry = entry else { return true }
+            guard let session = s.sessions[client] else { return false }
+            guard let expiry = session.expiry else { return true }
             return ContinuousClock.now < expiry
         }
     }
 
     /// Signs `client` in (for `seconds`, or without expiry).
     public func signIn(_ client: String, seconds: Int? = nil) {
-        state.withLock { $0.sessions[client] = seconds.map { ContinuousClock.now + .seconds($0) } }
+        state.withLock { $0.sessions[client] = Session(expiry: seconds.map { ContinuousClock.now + .seconds($0) }) }
     }
 
     /// Signs `client` out.
@@ -79,7 +79,7 @@ public final class PortalSimulator: Sendable {
 
     func secondsRemaining(_ client: String) -> Int? {
         state.withLock { s in
-            guard case let expiry?? = s.sessions[client] else { return nil }
+            guard let expiry = s.sessions[client]?.expiry else { return nil }
             let left = ContinuousClock.now.duration(to: expiry).components.seconds
             return left > 0 ? Int(left) : 0
         }
@@ -106,6 +106,11 @@ public final class PortalSimulator: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(events())) ?? Data("[]".utf8)
     }
+}
+
+/// A signed-in client; no expiry means until logoff.
+struct Session: Sendable {
+    var expiry: ContinuousClock.Instant?
 }
 
 /// The parts of a request the simulator looks at.
