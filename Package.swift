@@ -72,7 +72,7 @@ let package = Package(
             "HotspotHelperKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "hotspot-portal-sim", dependencies: [
-            "PortalSimulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "PortalSimulator", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "hotspot-demo", dependencies: [
             "BusTestKit", "DBus", "HotspotProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -15,6 +15,8 @@ packages=(
   python3-dbusmock     # mock NetworkManager, polkit and notification daemons
   python3-gi           # GLib main loop for the Python helper in tests
   iproute2             # network namespaces for interface-binding tests
+  openssl              # a test CA and server certificates for HTTPS tests
+  socat                # TLS termination in front of the portal simulator in tests
 )
 
 missing=()

@@ -1,1 +1,0 @@
-// Captive-portal detection on libcurl (in progress).

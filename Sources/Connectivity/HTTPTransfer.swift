@@ -1,0 +1,408 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// One HTTP request made by a probe, the RFC 8908 client or the WISPr client.
+public struct HTTPRequestSpec: Sendable, Hashable {
+    /// The absolute URL (http or https).
+    public var url: String
+    /// The method: GET or POST.
+    public var method: String
+    /// Extra request header lines, each "Name: value".
+    public var headers: [String]
+    /// The request body (POST only).
+    public var body: Data?
+
+    /// A request; `headers` are "Name: value" lines.
+    public init(url: String, method: String = "GET", headers: [String] = [], body: Data? = nil) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// How one transfer is made: which link it leaves through, how names resolve and its limits.
+/// Redirects are never followed by libcurl itself.
+public struct TransferOptions: Sendable, Hashable {
+    /// The network interface the connection is bound to (CURLOPT_INTERFACE, SO_BINDTODEVICE).
+    public var interface: String?
+    /// DNS servers of that link ("192.0.2.53", "192.0.2.53:5353", "[2001:db8::53]:53"). Names are
+    /// resolved by `LinkDNSResolver` over these servers, bound to `interface`, and handed to libcurl
+    /// through CURLOPT_RESOLVE. Empty: libcurl resolves through the system resolver.
+    public var dnsServers: [String]
+    /// Fixed answers "host" → addresses, used before any DNS (tests, and IP-literal portals).
+    public var staticHosts: [String: [String]]
+    /// The whole transfer's deadline.
+    public var timeout: Duration
+    /// The TCP and TLS connect deadline.
+    public var connectTimeout: Duration
+    /// Bytes of body kept; the transfer stops there and the response is marked truncated.
+    public var maxBodyBytes: Int
+    /// Below this many bytes per second for `lowSpeedTime` the transfer is a timeout (slow-loris).
+    public var lowSpeedBytesPerSecond: Int
+    /// See `lowSpeedBytesPerSecond`.
+    public var lowSpeedTime: Duration
+    /// A PEM file of trusted CAs instead of the system store (tests trust a test CA this way).
+    public var caFile: String?
+    /// The User-Agent header.
+    public var userAgent: String
+
+    /// Options with the defaults probes use: 5 s overall, 3 s connect, 256 KiB of body,
+    /// slower than 64 B/s for 2 s counts as a timeout.
+    public init(interface: String? = nil, dnsServers: [String] = [], staticHosts: [String: [String]] = [:],
+                timeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(3),
+                maxBodyBytes: Int = 256 * 1024, lowSpeedBytesPerSecond: Int = 64, lowSpeedTime: Duration = .seconds(2),
+                caFile: String? = nil, userAgent: String = "hotspot-helper/1 (CaptiveNetworkSupport)") {
+        self.interface = interface
+        self.dnsServers = dnsServers
+        self.staticHosts = staticHosts
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.maxBodyBytes = maxBodyBytes
+        self.lowSpeedBytesPerSecond = lowSpeedBytesPerSecond
+        self.lowSpeedTime = lowSpeedTime
+        self.caFile = caFile
+        self.userAgent = userAgent
+    }
+}
+
+/// An HTTP answer: status, headers and (at most `maxBodyBytes` of) the body.
+public struct HTTPAnswer: Sendable, Hashable {
+    /// The HTTP status code.
+    public var status: Int
+    /// Header fields in order, names as sent.
+    public var headers: [HTTPField]
+    /// The body, cut at the configured limit.
+    public var body: Data
+    /// True when the body was longer than the limit and the transfer was stopped there.
+    public var bodyTruncated: Bool
+    /// The URL that was fetched.
+    public var url: String
+
+    /// An answer (tests build these to drive classification without a network).
+    public init(status: Int, headers: [HTTPField] = [], body: Data = Data(), bodyTruncated: Bool = false, url: String) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.bodyTruncated = bodyTruncated
+        self.url = url
+    }
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// The body decoded as UTF-8 (invalid bytes replaced).
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// One header field.
+public struct HTTPField: Sendable, Hashable {
+    /// The name as sent.
+    public var name: String
+    /// The value, trimmed.
+    public var value: String
+    /// A field.
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// Why a transfer produced no HTTP answer.
+public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure, as classification reports it.
+    public enum Kind: String, Sendable, Hashable {
+        /// The name did not resolve (NXDOMAIN, no answer, DNS server unreachable).
+        case dns
+        /// TLS handshake or certificate verification failed.
+        case tls
+        /// A deadline passed, or the peer was slower than the low-speed limit.
+        case timeout
+        /// The connection was refused or the host unreachable.
+        case refused
+        /// The transfer was cancelled by its caller.
+        case cancelled
+        /// The URL or a request option was rejected before any I/O.
+        case invalidRequest
+        /// Anything else (reset connection, protocol error).
+        case other
+    }
+    /// The kind.
+    public var kind: Kind
+    /// libcurl's or the resolver's message; never contains request bodies.
+    public var detail: String
+
+    /// An error.
+    public init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    public var description: String { "\(kind.rawValue): \(detail)" }
+}
+
+/// Runs HTTP transfers with libcurl. Each transfer has its own easy handle and runs on a thread
+/// of its own, so blocking I/O never occupies the Swift cooperative pool.
+public enum HTTPTransfer {
+    /// Performs `request` and returns the answer or why there is none. Cancelling the task
+    /// aborts the transfer (libcurl notices within its progress-callback period).
+    public static func perform(_ request: HTTPRequestSpec, options: TransferOptions) async -> Result<HTTPAnswer, TransferError> {
+        let job = TransferJob(request: request, options: options)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Result<HTTPAnswer, TransferError>, Never>) in
+                job.start { c.resume(returning: $0) }
+            }
+        } onCancel: {
+            job.cancel()
+        }
+    }
+
+    /// Starts `request` on a thread of its own and calls `completion` there when it ends.
+    /// The returned job can be cancelled.
+    static func start(_ request: HTTPRequestSpec, options: TransferOptions,
+                      completion: @escaping @Sendable (Result<HTTPAnswer, TransferError>) -> Void) -> TransferJob {
+        let job = TransferJob(request: request, options: options)
+        job.start(completion)
+        return job
+    }
+
+    /// Performs `request` on the calling thread. Only for threads that may block.
+    static func performBlocking(_ request: HTTPRequestSpec, options: TransferOptions,
+                                isCancelled: @escaping @Sendable () -> Bool = { false }) -> Result<HTTPAnswer, TransferError> {
+        let sink = TransferSink(cap: options.maxBodyBytes, isCancelled: isCancelled)
+        return runCurl(request, options: options, sink: sink)
+    }
+
+    /// Whether this libcurl accepts CURLOPT_DNS_SERVERS (only builds with c-ares do; Debian's
+    /// libcurl4-openssl uses the threaded resolver and answers CURLE_NOT_BUILT_IN).
+    public static let curlSupportsDNSServers: Bool = {
+        ensureGlobalInit()
+        guard let h = curl_easy_init() else { return false }
+        defer { curl_easy_cleanup(h) }
+        return hotspot_curl_setopt_str(h, CURLOPT_DNS_SERVERS, "127.0.0.1") == CURLE_OK
+    }()
+
+    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+    static func ensureGlobalInit() { _ = globalInit }
+
+    static func runCurl(_ request: HTTPRequestSpec, options: TransferOptions, sink: TransferSink) -> Result<HTTPAnswer, TransferError> {
+        ensureGlobalInit()
+        guard let parts = URLParts(request.url) else {
+            return .failure(TransferError(.invalidRequest, "not an http(s) URL: \(request.url)"))
+        }
+        var resolveEntries: [String] = []
+        if !parts.hostIsLiteral {
+            if let fixed = options.staticHosts[parts.host] {
+                resolveEntries.append(curlResolveEntry(host: parts.host, port: parts.port, addresses: fixed))
+            } else if !options.dnsServers.isEmpty {
+                switch LinkDNSResolver.resolve(host: parts.host, servers: options.dnsServers, interface: options.interface,
+                                               timeout: min(options.connectTimeout, .seconds(3))) {
+                case .success(let addresses):
+                    resolveEntries.append(curlResolveEntry(host: parts.host, port: parts.port, addresses: addresses))
+                case .failure(let e):
+                    return .failure(e)
+                }
+            }
+        }
+        if sink.isCancelled() { return .failure(TransferError(.cancelled, "cancelled")) }
+
+        guard let h = curl_easy_init() else { return .failure(TransferError(.other, "curl_easy_init failed")) }
+        defer { curl_easy_cleanup(h) }
+        var lists: [UnsafeMutablePointer<curl_slist>?] = []
+        defer { lists.forEach { curl_slist_free_all($0) } }
+        func slist(_ items: [String]) -> UnsafeMutablePointer<curl_slist>? {
+            var list: UnsafeMutablePointer<curl_slist>? = nil
+            for i in items { list = curl_slist_append(list, i) }
+            lists.append(list)
+            return list
+        }
+
+        _ = hotspot_curl_setopt_str(h, CURLOPT_URL, request.url)
+        _ = hotspot_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+        _ = hotspot_curl_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
+        _ = hotspot_curl_setopt_str(h, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = hotspot_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 1)
+        _ = hotspot_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 2)
+        _ = hotspot_curl_setopt_long(h, CURLOPT_FORBID_REUSE, 1)
+        _ = hotspot_curl_setopt_long(h, CURLOPT_FRESH_CONNECT, 1)
+        _ = hotspot_curl_setopt_long(h, CURLOPT_TIMEOUT_MS, milliseconds(options.timeout))
+        _ = hotspot_curl_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(options.connectTimeout))
+        _ = hotspot_curl_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedBytesPerSecond)
+        _ = hotspot_curl_setopt_long(h, CURLOPT_LOW_SPEED_TIME, max(1, milliseconds(options.lowSpeedTime) / 1000))
+        _ = hotspot_curl_setopt_str(h, CURLOPT_USERAGENT, options.userAgent)
+        _ = hotspot_curl_setopt_str(h, CURLOPT_ACCEPT_ENCODING, nil)
+        if let interface = options.interface {
+            _ = hotspot_curl_setopt_str(h, CURLOPT_INTERFACE, "if!" + interface)
+        }
+        if let ca = options.caFile { _ = hotspot_curl_setopt_str(h, CURLOPT_CAINFO, ca) }
+        if !resolveEntries.isEmpty { _ = hotspot_curl_setopt_slist(h, CURLOPT_RESOLVE, slist(resolveEntries)) }
+        _ = hotspot_curl_setopt_slist(h, CURLOPT_HTTPHEADER, slist(["Connection: close", "Cache-Control: no-cache"] + request.headers))
+        if request.method == "POST" {
+            _ = hotspot_curl_setopt_long(h, CURLOPT_POST, 1)
+        } else if request.method != "GET" {
+            _ = hotspot_curl_setopt_str(h, CURLOPT_CUSTOMREQUEST, request.method)
+        }
+        let body = request.body ?? Data()
+        let bodyBytes = UnsafeMutableRawPointer.allocate(byteCount: max(1, body.count), alignment: 1)
+        defer { bodyBytes.deallocate() }
+        body.copyBytes(to: bodyBytes.assumingMemoryBound(to: UInt8.self), count: body.count)
+        if request.method == "POST" {
+            _ = hotspot_curl_setopt_long(h, CURLOPT_POSTFIELDSIZE, body.count)
+            _ = hotspot_curl_setopt_ptr(h, CURLOPT_POSTFIELDS, bodyBytes)
+        }
+
+        let context = Unmanaged.passRetained(sink)
+        defer { context.release() }
+        _ = hotspot_curl_setopt_write(h, CURLOPT_WRITEFUNCTION) { data, size, count, user in
+            let sink = Unmanaged<TransferSink>.fromOpaque(user!).takeUnretainedValue()
+            let n = size * count
+            return sink.appendBody(UnsafeRawBufferPointer(start: data, count: n)) ? n : 0
+        }
+        _ = hotspot_curl_setopt_ptr(h, CURLOPT_WRITEDATA, context.toOpaque())
+        _ = hotspot_curl_setopt_write(h, CURLOPT_HEADERFUNCTION) { data, size, count, user in
+            let sink = Unmanaged<TransferSink>.fromOpaque(user!).takeUnretainedValue()
+            let n = size * count
+            sink.appendHeaderLine(String(decoding: UnsafeRawBufferPointer(start: data, count: n), as: UTF8.self))
+            return n
+        }
+        _ = hotspot_curl_setopt_ptr(h, CURLOPT_HEADERDATA, context.toOpaque())
+        _ = hotspot_curl_setopt_long(h, CURLOPT_NOPROGRESS, 0)
+        _ = hotspot_curl_setopt_xferinfo(h) { user, _, _, _, _ in
+            Unmanaged<TransferSink>.fromOpaque(user!).takeUnretainedValue().isCancelled() ? 1 : 0
+        }
+        _ = hotspot_curl_setopt_ptr(h, CURLOPT_XFERINFODATA, context.toOpaque())
+
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let code = errorBuffer.withUnsafeMutableBufferPointer { buf -> CURLcode in
+            _ = hotspot_curl_setopt_ptr(h, CURLOPT_ERRORBUFFER, buf.baseAddress)
+            return curl_easy_perform(h)
+        }
+        let buffered = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let message = buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered
+        var status = 0
+        _ = hotspot_curl_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
+        let (bodyData, truncated, headers) = sink.snapshot()
+        if code == CURLE_OK || (code == CURLE_WRITE_ERROR && truncated) {
+            return .success(HTTPAnswer(status: status, headers: headers, body: bodyData, bodyTruncated: truncated, url: request.url))
+        }
+        return .failure(TransferError(kind(of: code, cancelled: sink.isCancelled()), message))
+    }
+
+    static func kind(of code: CURLcode, cancelled: Bool) -> TransferError.Kind {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: return .dns
+        case CURLE_COULDNT_CONNECT: return .refused
+        case CURLE_OPERATION_TIMEDOUT: return .timeout
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+             CURLE_SSL_CRL_BADFILE, CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_INITFAILED:
+            return .tls
+        case CURLE_ABORTED_BY_CALLBACK: return cancelled ? .cancelled : .other
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT: return .invalidRequest
+        default: return .other
+        }
+    }
+
+    static func milliseconds(_ d: Duration) -> Int {
+        let c = d.components
+        return Int(c.seconds) * 1000 + Int(c.attoseconds / 1_000_000_000_000_000)
+    }
+
+    static func curlResolveEntry(host: String, port: Int, addresses: [String]) -> String {
+        "\(host):\(port):" + addresses.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ",")
+    }
+}
+
+/// The host and port of an http(s) URL, as CURLOPT_RESOLVE needs them.
+struct URLParts: Sendable, Hashable {
+    var scheme: String
+    var host: String
+    var port: Int
+    var hostIsLiteral: Bool
+
+    init?(_ url: String) {
+        guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              var host = c.host, !host.isEmpty else { return nil }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        self.scheme = scheme
+        self.host = host
+        self.port = c.port ?? (scheme == "https" ? 443 : 80)
+        self.hostIsLiteral = IPAddress.isLiteral(host)
+    }
+}
+
+/// The state libcurl's callbacks write into. Callbacks run on the transfer's own thread while
+/// `cancel` may come from any thread, hence the mutex.
+final class TransferSink: Sendable {
+    private struct State {
+        var body = Data()
+        var truncated = false
+        var headers: [HTTPField] = []
+        var cancelled = false
+    }
+    private let state = Mutex(State())
+    private let cap: Int
+    private let externalCancel: @Sendable () -> Bool
+
+    init(cap: Int, isCancelled: @escaping @Sendable () -> Bool = { false }) {
+        self.cap = cap
+        self.externalCancel = isCancelled
+    }
+
+    func cancel() { state.withLock { $0.cancelled = true } }
+    func isCancelled() -> Bool { state.withLock { $0.cancelled } || externalCancel() }
+
+    /// Appends body bytes; false (stop the transfer) once the cap is reached.
+    func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        state.withLock { s in
+            let room = cap - s.body.count
+            if bytes.count <= room {
+                s.body.append(contentsOf: bytes)
+                return true
+            }
+            if room > 0 { s.body.append(contentsOf: bytes.prefix(room)) }
+            s.truncated = true
+            return false
+        }
+    }
+
+    func appendHeaderLine(_ line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        state.withLock { s in
+            if trimmed.hasPrefix("HTTP/") { s.headers.removeAll(); return }
+            guard let colon = trimmed.firstIndex(of: ":") else { return }
+            let name = String(trimmed[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            s.headers.append(HTTPField(name, value))
+        }
+    }
+
+    func snapshot() -> (Data, Bool, [HTTPField]) { state.withLock { ($0.body, $0.truncated, $0.headers) } }
+}
+
+/// One transfer on its own thread.
+final class TransferJob: Sendable {
+    let request: HTTPRequestSpec
+    let options: TransferOptions
+    let sink: TransferSink
+
+    init(request: HTTPRequestSpec, options: TransferOptions) {
+        self.request = request
+        self.options = options
+        self.sink = TransferSink(cap: options.maxBodyBytes)
+    }
+
+    func start(_ completion: @escaping @Sendable (Result<HTTPAnswer, TransferError>) -> Void) {
+        let thread = Thread { [self] in
+            completion(HTTPTransfer.runCurl(request, options: options, sink: sink))
+        }
+        thread.name = "hotspot-probe"
+        thread.stackSize = 512 * 1024
+        thread.start()
+    }
+
+    func cancel() { sink.cancel() }
+}

@@ -1,0 +1,321 @@
+import FlyingFox
+import FlyingSocks
+import Foundation
+
+extension PortalSimulator {
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let r = await Req(request)
+        let c = configuration
+        if r.path == "/__sim/events" {
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: eventsJSON())
+        }
+        if r.path == "/__sim/reset" {
+            reset()
+            return HTTPResponse(statusCode: .noContent)
+        }
+        if c.blackholeHosts.contains(r.host) {
+            record(r, "blackhole")
+            try? await Task.sleep(for: .seconds(3600))
+            return HTTPResponse(statusCode: .gatewayTimeout)
+        }
+        if c.mode == .slow { try? await Task.sleep(for: c.slowDelay) }
+        switch c.mode {
+        case .open:
+            return online(r)
+        case .clickThrough, .slow, .evasive:
+            if c.mode == .evasive && c.evasiveHosts.contains(r.host) { return online(r) }
+            return clickThrough(r)
+        case .form:
+            return form(r)
+        case .wispr, .broken:
+            return wispr(r)
+        case .capport:
+            return capport(r)
+        case .hostile:
+            return hostile(r)
+        }
+    }
+
+    // MARK: online answers
+
+    /// The answer the real endpoint gives for `r`'s path, with the NetworkManager and ConnMan headers.
+    func online(_ r: Req) -> HTTPResponse {
+        record(r, "probe-online")
+        var headers: HTTPHeaders = [HTTPHeader("X-NetworkManager-Status"): "online", HTTPHeader("X-ConnMan-Status"): "online"]
+        let p = r.path
+        func text(_ s: String) -> HTTPResponse {
+            headers[.contentType] = "text/plain"
+            return HTTPResponse(statusCode: .ok, headers: headers, body: Data(s.utf8))
+        }
+        if p.hasSuffix("generate_204") || p.hasSuffix("gen_204") || p == "/204" { return HTTPResponse(statusCode: .noContent, headers: headers) }
+        if p.hasSuffix("hotspot-detect.html") || p.hasSuffix("success.html") {
+            headers[.contentType] = "text/html"
+            return HTTPResponse(statusCode: .ok, headers: headers, body: Data("<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>\n".utf8))
+        }
+        if p.hasSuffix("connecttest.txt") { return text("Microsoft Connect Test") }
+        if p.hasSuffix("ncsi.txt") { return text("Microsoft NCSI") }
+        if p.hasSuffix("success.txt") { return text("success\n") }
+        if p.hasSuffix("canonical.html") {
+            return text(#"<meta http-equiv="refresh" content="0;url=https://support.mozilla.org/kb/captive-portal"/>"#)
+        }
+        if p.hasSuffix(".txt") || p == "/nm" { return text("NetworkManager is online") }
+        if p.hasPrefix("/portal") || p.hasPrefix("/login") { return html(200, "<html><body>You are online.</body></html>") }
+        return HTTPResponse(statusCode: .noContent, headers: headers)
+    }
+
+    func html(_ status: Int, _ body: String, headers extra: HTTPHeaders = [:]) -> HTTPResponse {
+        var headers = extra
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[HTTPHeader("Cache-Control")] = "no-store"
+        return HTTPResponse(statusCode: HTTPStatusCode(status, phrase: status == 302 ? "Found" : "OK"), headers: headers, body: Data(body.utf8))
+    }
+
+    func redirect(_ location: String, body: String = "") -> HTTPResponse {
+        html(302, body, headers: [.location: location])
+    }
+
+    func base(_ r: Req) -> String { "http://\(r.hostWithPort)" }
+
+    func percent(_ s: String) -> String {
+        s.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? ""
+    }
+
+    // MARK: click-through
+
+    func clickThrough(_ r: Req) -> HTTPResponse {
+        if r.path == "/portal/accept" && r.method == "POST" {
+            if r.form["accept"] == "yes" {
+                signIn(r.client)
+                record(r, "accepted", "fields: \(r.form.keys.sorted().joined(separator: ","))")
+                return html(200, "<html><body>Thank you. You are online.</body></html>")
+            }
+            record(r, "refused", "terms not accepted")
+            return html(200, termsPage(error: "Please accept the terms."))
+        }
+        if isSignedIn(r.client) { return online(r) }
+        if r.path == "/portal" {
+            record(r, "portal-page")
+            return html(200, termsPage(error: nil))
+        }
+        record(r, "probe-portal")
+        return redirect("\(base(r))/portal?orig=\(percent("http://\(r.hostWithPort)\(r.path)"))")
+    }
+
+    func termsPage(error: String?) -> String {
+        """
+        <html><head><title>Welcome to Simulated Wi-Fi</title></head><body>
+        \(error.map { "<p class=error>\($0)</p>" } ?? "")
+        <form method="post" action="/portal/accept">
+        <label><input type="checkbox" name="accept" value="yes"> I accept the terms of use</label>
+        <input type="submit" value="Connect"></form></body></html>
+        """
+    }
+
+    // MARK: form
+
+    func form(_ r: Req) -> HTTPResponse {
+        if r.path == "/login" && r.method == "POST" {
+            let fields = "fields: \(r.form.keys.sorted().joined(separator: ","))"
+            if r.form["username"] == configuration.username && r.form["password"] == configuration.password {
+                signIn(r.client)
+                record(r, "login-ok", fields)
+                return html(200, "<html><body>Welcome. You are online.</body></html>")
+            }
+            record(r, "login-failed", fields)
+            return html(403, loginPage(error: "Wrong user name or password."))
+        }
+        if isSignedIn(r.client) { return online(r) }
+        if r.path == "/login" {
+            record(r, "portal-page")
+            return html(200, loginPage(error: nil))
+        }
+        record(r, "probe-portal")
+        return redirect("\(base(r))/login")
+    }
+
+    func loginPage(error: String?) -> String {
+        """
+        <html><head><title>Sign in</title></head><body>
+        \(error.map { "<p class=error>\($0)</p>" } ?? "")
+        <form method="post" action="/login"><input name="username"><input name="password" type="password">
+        <input type="submit" value="Sign in"></form></body></html>
+        """
+    }
+
+    // MARK: WISPr
+
+    func wisprEnvelope(_ inner: String) -> String {
+        let v2 = configuration.wisprVersion >= 2
+        let schema = v2 ? "http://www.wballiance.net/wispr_2_0.xsd" : "http://www.acmewisp.com/WISPAccessGatewayParam.xsd"
+        if configuration.mode == .broken {
+            // Wi2's unquoted attribute and broken closing tag, a line-wrapped closing tag; bare XML.
+            let wrapped = inner.replacingOccurrences(of: "</ResponseCode>", with: "<\n/ResponseCode>")
+            return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <WISPAccessGatewayParam xmlns:xsi=http://www.w3.org/2001/XMLSchema-instance xsi:noNamespaceSchemaLocation=\(schema)>
+            \(wrapped)
+            -->ISPAccessGatewayParam>
+            """
+        }
+        return """
+        <html><head><title>Sign in</title></head><body><p>Please sign in.</p>
+        <!--
+        <?xml version="1.0" encoding="UTF-8"?>
+        <WISPAccessGatewayParam xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation="\(schema)">
+        \(inner)
+        </WISPAccessGatewayParam>
+        -->
+        </body></html>
+        """
+    }
+
+    func wisprVersionFields() -> String {
+        configuration.wisprVersion >= 2 ? "<VersionHigh>2.0</VersionHigh><VersionLow>1.0</VersionLow>" : ""
+    }
+
+    func wisprReply(_ r: Req, element: String, type: Int, code: Int, extra: String = "") -> HTTPResponse {
+        record(r, code == 50 ? "login-ok" : code == 201 ? "login-pending" : type == 130 ? "logoff" : "login-failed", "WISPr \(type)/\(code)")
+        return html(200, wisprEnvelope("<\(element)><MessageType>\(type)</MessageType><ResponseCode>\(code)</ResponseCode>\(extra)</\(element)>"))
+    }
+
+    func wispr(_ r: Req) -> HTTPResponse {
+        let b = base(r)
+        let logoff = "<LogoffURL>\(b)/wispr/logoff</LogoffURL>"
+        switch (r.method, r.path) {
+        case ("POST", "/wispr/login"):
+            let user = r.form["UserName"] ?? ""
+            let fields = "fields: \(r.form.keys.sorted().joined(separator: ","))"
+            record(r, "login-attempt", fields)
+            switch user {
+            case "radius-error": return wisprReply(r, element: "AuthenticationReply", type: 120, code: 102, extra: "<ReplyMessage>RADIUS timeout</ReplyMessage>")
+            case "no-radius": return wisprReply(r, element: "AuthenticationReply", type: 120, code: 105, extra: "<ReplyMessage>No route for realm</ReplyMessage>")
+            case "gateway-error": return wisprReply(r, element: "AuthenticationReply", type: 120, code: 255)
+            default: break
+            }
+            guard user == configuration.username && r.form["Password"] == configuration.password else {
+                return wisprReply(r, element: "AuthenticationReply", type: 120, code: 100, extra: "<ReplyMessage>Invalid Username/Password</ReplyMessage>")
+            }
+            if configuration.pending {
+                let token = newToken(for: r.client)
+                return wisprReply(r, element: "AuthenticationReply", type: 120, code: 201,
+                                  extra: "<LoginResultsURL>\(b)/wispr/results?id=\(token)&amp;res=poll</LoginResultsURL><Delay>1</Delay>")
+            }
+            signIn(r.client)
+            return wisprReply(r, element: "AuthenticationReply", type: 120, code: 50, extra: "\(logoff)<MaxSessionTime>3600</MaxSessionTime>")
+        case ("GET", "/wispr/results"):
+            guard let token = r.query["id"], let client = takeToken(token) else {
+                return wisprReply(r, element: "AuthenticationPollReply", type: 140, code: 100, extra: "<ReplyMessage>Unknown login</ReplyMessage>")
+            }
+            signIn(client)
+            return wisprReply(r, element: "AuthenticationPollReply", type: 140, code: 50, extra: logoff)
+        case ("GET", "/wispr/logoff"):
+            signOut(r.client)
+            return wisprReply(r, element: "LogoffReply", type: 130, code: 150)
+        case ("GET", "/wispr/abort"):
+            return wisprReply(r, element: "AbortLoginReply", type: 150, code: 151)
+        default:
+            break
+        }
+        if isSignedIn(r.client) { return online(r) }
+        record(r, "probe-portal")
+        let message = """
+        <Redirect><AccessProcedure>1.0</AccessProcedure><AccessLocation>sim-1</AccessLocation>\
+        <LocationName>Simulated_Hotspot</LocationName>\
+        <LoginURL>\(b)/wispr/login?res=wispr&amp;uamip=10.1.0.1&amp;uamport=3990</LoginURL>\
+        <AbortLoginURL>\(b)/wispr/abort</AbortLoginURL><MessageType>100</MessageType><ResponseCode>0</ResponseCode>\
+        \(wisprVersionFields())</Redirect>
+        """
+        if configuration.mode == .broken {
+            return html(200, wisprEnvelope(message))
+        }
+        return redirect("\(b)/wispr/login-page", body: wisprEnvelope(message))
+    }
+
+    // MARK: RFC 8908
+
+    func userPortalURL(_ r: Req) -> String { (configuration.httpsBase ?? "https://\(r.hostWithPort)") + "/portal" }
+
+    func capport(_ r: Req) -> HTTPResponse {
+        switch (r.method, r.path) {
+        case ("GET", "/api/captive"):
+            let signedIn = isSignedIn(r.client)
+            record(r, "capport-api", signedIn ? "captive=false" : "captive=true")
+            var doc = #"{"captive": \#(!signedIn), "user-portal-url": "\#(userPortalURL(r))", "venue-info-url": "https://venue.example/info", "x-unknown-key": [1, 2]"#
+            if signedIn, let left = secondsRemaining(r.client) {
+                doc += #", "seconds-remaining": \#(left), "bytes-remaining": 1048576, "can-extend-session": true"#
+            }
+            doc += "}"
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/captive+json", HTTPHeader("Cache-Control"): "private"],
+                                body: Data(doc.utf8))
+        case ("POST", "/portal/accept"), ("POST", "/portal/extend"):
+            signIn(r.client, seconds: configuration.sessionSeconds)
+            record(r, r.path == "/portal/extend" ? "extend" : "accepted", "session \(configuration.sessionSeconds) s")
+            return html(200, "<html><body>You are online for \(configuration.sessionSeconds) seconds.</body></html>")
+        default:
+            break
+        }
+        if isSignedIn(r.client) { return online(r) }
+        if r.path == "/portal" {
+            record(r, "portal-page")
+            return html(200, termsPage(error: nil))
+        }
+        record(r, "probe-portal")
+        return redirect(userPortalURL(r))
+    }
+
+    // MARK: hostile
+
+    func hostile(_ r: Req) -> HTTPResponse {
+        record(r, "hostile", configuration.hostile.rawValue)
+        switch configuration.hostile {
+        case .hugeBody:
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html"],
+                                body: HTTPBodySequence(from: GeneratedBytes(count: configuration.hugeBodyBytes, chunk: 64 * 1024, delay: nil),
+                                                       count: configuration.hugeBodyBytes))
+        case .redirectLoop:
+            let n = Int(r.path.split(separator: "/").last ?? "") ?? 0
+            return redirect("\(base(r))/loop/\(n + 1)")
+        case .slowLoris:
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html"],
+                                body: HTTPBodySequence(from: GeneratedBytes(count: 600, chunk: 1, delay: .seconds(1))))
+        case .malformedXML:
+            return html(200, """
+            <html><!-- <WISPAccessGatewayParam xmlns:xsi=><Redirect><MessageType>1&&00</Mess<<ageType>
+            <ResponseCode>abc</ResponseCode><LoginURL></LoginURL><Delay>-5</Delay>< <<<< ]]> <![CDATA[ \u{0}
+            """)
+        case .malformedJSON:
+            if r.path == "/api/captive" {
+                return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/captive+json"], body: Data("{SomeInvalidText".utf8))
+            }
+            return clickThrough(r)
+        }
+    }
+}
+
+/// A body generated on the fly (so a 100 MB body costs no memory), optionally trickled.
+struct GeneratedBytes: AsyncBufferedSequence, Sendable {
+    typealias Element = UInt8
+    let count: Int
+    let chunk: Int
+    let delay: Duration?
+
+    func makeAsyncIterator() -> Iterator { Iterator(left: count, chunk: chunk, delay: delay) }
+
+    struct Iterator: AsyncBufferedIteratorProtocol {
+        var left: Int
+        let chunk: Int
+        let delay: Duration?
+
+        mutating func next() async throws -> UInt8? {
+            try await nextBuffer(suggested: 1)?.first
+        }
+
+        mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
+            guard left > 0 else { return nil }
+            if let delay { try await Task.sleep(for: delay) }
+            let n = Swift.min(left, chunk, Swift.max(1, count))
+            left -= n
+            return [UInt8](repeating: 0x41, count: n)
+        }
+    }
+}

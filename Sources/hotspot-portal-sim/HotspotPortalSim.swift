@@ -1,0 +1,137 @@
+import ArgumentParser
+import Connectivity
+import Foundation
+import PortalSimulator
+
+@main
+struct HotspotPortalSim: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hotspot-portal-sim",
+        abstract: "A simulated Wi-Fi hotspot with a captive portal, a connectivity probe and a detection benchmark.",
+        discussion: """
+        serve (the default) runs an HTTP server that answers any Host header as a captive portal in one of \
+        these modes: open, click-through, form, wispr (1.0/2.0, credentials, optional 201 pending), capport \
+        (RFC 8908 API at /api/captive with expiring sessions), evasive (some probe hosts answered as online), \
+        slow, broken (WISPr quirks) and hostile (huge-body, redirect-loop, slow-loris, malformed-xml, \
+        malformed-json). With --dns-listen it also answers every DNS A question with --dns-answer, so probe \
+        host names lead to it. What clients did is served as JSON at /__sim/events. It has no TLS: put a \
+        TLS terminator in front (tests use socat with a test CA) and pass --https-base.
+
+        probe runs one connectivity check (the Connectivity library) and prints the verdict as JSON. \
+        benchmark measures portal detection with four probes where one never answers.
+        """,
+        subcommands: [Serve.self, Probe.self, Benchmark.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the simulated hotspot (default).")
+
+    @Option(help: "Mode: \(PortalMode.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var mode: String = PortalMode.clickThrough.rawValue
+    @Option(help: "HTTP listen address host:port (IPv4; port 0 picks one).")
+    var listen: String = "127.0.0.1:8080"
+    @Option(help: "Also answer DNS on this host:port (UDP).")
+    var dnsListen: String?
+    @Option(help: "The IPv4 address every DNS A question is answered with (default: the HTTP host).")
+    var dnsAnswer: String?
+    @Option(help: "User name accepted by form and wispr (radius-error, no-radius, gateway-error provoke 102, 105, 255).")
+    var username: String = "user"
+    @Option(help: "Password accepted by form and wispr.")
+    var password: String = "secret"
+    @Option(help: "WISPr version: 1 or 2.") var wisprVersion: Int = 1
+    @Flag(help: "WISPr: answer 201 pending, then 50 on the first poll of LoginResultsURL.") var pending = false
+    @Option(help: "capport: session length in seconds.") var sessionSeconds: Int = 60
+    @Option(help: "evasive: a host answered as if online (repeatable).") var evasiveHost: [String] = []
+    @Option(help: "slow: delay of every answer in milliseconds.") var slowDelayMs: Int = 2000
+    @Option(help: "hostile: \(HostileKind.allCases.map(\.rawValue).joined(separator: ", ")).") var hostile: String = HostileKind.hugeBody.rawValue
+    @Option(help: "hostile huge-body: body size in bytes.") var hugeBodyBytes: Int = 100 * 1024 * 1024
+    @Option(help: "Base of https URLs handed out (user-portal-url), e.g. https://portal.example:8443.") var httpsBase: String?
+    @Option(help: "A host that never gets an answer (repeatable).") var blackholeHost: [String] = []
+    @Flag(help: "Run the detection benchmark instead (same as the benchmark subcommand).") var benchmark = false
+
+    func run() async throws {
+        if benchmark { try await DetectionBenchmark.run(rounds: 5); return }
+        guard let m = PortalMode(rawValue: mode) else { throw ValidationError("unknown mode '\(mode)' (expected: \(PortalMode.allCases.map(\.rawValue).joined(separator: ", ")))") }
+        guard let h = HostileKind(rawValue: hostile) else { throw ValidationError("unknown hostile kind '\(hostile)'") }
+        let (host, port) = try splitHostPort(listen)
+        var config = PortalSimulatorConfiguration(mode: m, wisprVersion: wisprVersion, username: username, password: password,
+                                                  pending: pending, sessionSeconds: sessionSeconds, slowDelay: .milliseconds(slowDelayMs),
+                                                  hostile: h, hugeBodyBytes: hugeBodyBytes, httpsBase: httpsBase, blackholeHosts: blackholeHost)
+        if !evasiveHost.isEmpty { config.evasiveHosts = evasiveHost }
+        let sim = PortalSimulator(configuration: config)
+        let bound = try await sim.start(host: host, port: port)
+        emit("listening on http://\(host):\(bound) mode \(m.rawValue)")
+        if let dnsListen {
+            let (dh, dp) = try splitHostPort(dnsListen)
+            let dns = try SimulatorDNS(host: dh, port: dp, answer: dnsAnswer ?? host)
+            emit("dns on \(dh):\(dns.port)")
+        }
+        while true { try await Task.sleep(for: .seconds(3600)) }
+    }
+}
+
+struct Probe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run one connectivity check and print the verdict as JSON.")
+
+    @Option(help: "Bind probes to this interface.") var interface: String?
+    @Option(help: "A DNS server of that link (repeatable; host or host:port).") var dns: [String] = []
+    @Option(help: "A probe: URL, or EXPECT@URL with EXPECT = 204 | contains:TEXT | equals:TEXT | header:NAME:VALUE (repeatable; default: the built-in set).")
+    var url: [String] = []
+    @Option(help: "Per-probe timeout in milliseconds.") var timeoutMs: Int = 5000
+    @Option(help: "An RFC 8908 API URL to query as well.") var capport: String?
+    @Option(help: "A PEM CA file to trust instead of the system store.") var caFile: String?
+
+    func run() async throws {
+        let probes = try url.isEmpty ? ConnectivityProbe.defaultSet : url.map(parseProbe)
+        var transfer = TransferOptions(timeout: .milliseconds(timeoutMs), connectTimeout: .milliseconds(min(timeoutMs, 3000)))
+        transfer.caFile = caFile
+        let checker = ConnectivityChecker(configuration: ConnectivityConfiguration(probes: probes, transfer: transfer))
+        let client = capport.map { CaptivePortalAPIClient(url: $0, options: transfer) }
+        let v = await checker.check(interface: interface, dnsServers: dns, capport: client)
+        var out: [String: Any] = [
+            "state": v.state.rawValue, "reason": v.reason.description, "successes": v.successes, "total": v.total,
+            "elapsedMs": Int(Double(v.elapsed.components.seconds) * 1000 + Double(v.elapsed.components.attoseconds) / 1e15),
+            "results": v.results.map { ["url": $0.probe.url, "outcome": $0.outcome.rawValue, "reason": $0.reason.description, "detail": $0.detail ?? ""] },
+        ]
+        if let s = v.signInURL { out["signInURL"] = s }
+        if let w = v.wispr?.loginURL { out["wisprLoginURL"] = w }
+        if let c = v.capport { out["capportCaptive"] = c.captive; out["secondsRemaining"] = c.secondsRemaining ?? -1 }
+        let data = try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+    }
+
+    func parseProbe(_ s: String) throws -> ConnectivityProbe {
+        guard let at = s.range(of: "@http") else { return ConnectivityProbe(url: s, expectation: .status(204)) }
+        let spec = String(s[..<at.lowerBound])
+        let u = String(s[s.index(after: at.lowerBound)...])
+        if spec == "204" || Int(spec) != nil { return ConnectivityProbe(url: u, expectation: .status(Int(spec)!)) }
+        if spec.hasPrefix("contains:") { return ConnectivityProbe(url: u, expectation: .bodyContains(String(spec.dropFirst(9)))) }
+        if spec.hasPrefix("equals:") { return ConnectivityProbe(url: u, expectation: .bodyEquals(String(spec.dropFirst(7)))) }
+        if spec.hasPrefix("header:") {
+            let parts = spec.dropFirst(7).split(separator: ":", maxSplits: 1).map(String.init)
+            return ConnectivityProbe(url: u, expectation: .header(name: parts[0], value: parts.count > 1 ? parts[1] : ""))
+        }
+        throw ValidationError("unknown expectation '\(spec)'")
+    }
+}
+
+struct Benchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Portal detection time with four probes where one never answers.")
+    @Option(help: "Rounds per scenario.") var rounds: Int = 5
+    func run() async throws { try await DetectionBenchmark.run(rounds: rounds) }
+}
+
+func splitHostPort(_ s: String) throws -> (String, UInt16) {
+    guard let colon = s.lastIndex(of: ":"), let port = UInt16(s[s.index(after: colon)...]) else {
+        throw ValidationError("expected host:port, got '\(s)'")
+    }
+    return (String(s[..<colon]), port)
+}
+
+/// Writes a line to stdout at once (stdout is block-buffered when it is a pipe, and tests wait for
+/// these lines).
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
