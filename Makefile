@@ -1,12 +1,13 @@
 # Hotspot Helper for Linux — common tasks. `make help` lists them.
 SWIFT ?= swift
 
-.PHONY: help deps build test bench clean
+.PHONY: help deps build test bench demo clean
 
 help:
 	@echo "make deps    install the Debian packages the build and the tests need (root)"
 	@echo "make build   build everything (debug)"
 	@echo "make test    run the whole test suite (unit, private-bus and mock NetworkManager tests)"
+	@echo "make demo    the daemon against a simulated NetworkManager and an example helper, live"
 	@echo "make bench   run the benchmarks in release mode and print figures and ratios"
 
 deps:
@@ -20,8 +21,16 @@ test: deps
 	$(SWIFT) test --skip-build
 
 bench: deps
-	$(SWIFT) build -c release --product dbus-benchmark
+	$(SWIFT) build -c release
 	.build/release/dbus-benchmark
+	.build/release/daemon-benchmark
+	.build/release/hotspot-portal-sim benchmark
+
+demo: deps
+	$(SWIFT) build --product hotspot-helperd
+	$(SWIFT) build --product hotspot-example-helper
+	$(SWIFT) build --product hotspot-demo
+	.build/debug/hotspot-demo
 
 clean:
 	$(SWIFT) package clean

@@ -77,6 +77,9 @@ let package = Package(
         .executableTarget(name: "hotspot-demo", dependencies: [
             "BusTestKit", "DBus", "HotspotProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
+        .executableTarget(name: "daemon-benchmark", dependencies: [
+            "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
+        ], swiftSettings: strict),
         .executableTarget(name: "dbus-benchmark", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),

@@ -1,0 +1,193 @@
+// daemon-benchmark: hotspot-helperd on a private bus with python-dbusmock's NetworkManager.
+//  (a) join → authenticated latency over many joins with a helper that answers at once, beside
+//      the bare D-Bus round trip to the daemon measured in the same run;
+//  (b) evaluate with 1, 16 and 64 helpers where one never answers and another answers high at
+//      once: the decision must come with the high answer, not after the silent one's deadline;
+//  (c) the daemon's resident memory idle and with 64 helpers registered.
+// Prints figures and ratios; asserts nothing.
+import BusTestKit
+import DBus
+import Foundation
+import HotspotCore
+import HotspotHelperKit
+import HotspotProtocol
+import Synchronization
+
+func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let s = values.sorted()
+    return s.isEmpty ? .nan : s[min(s.count - 1, Int(Double(s.count) * p))]
+}
+func rssKiB(_ pid: Int32) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
+    }
+    return 0
+}
+
+var joins = 200
+var args = CommandLine.arguments.dropFirst().makeIterator()
+while let a = args.next() {
+    switch a {
+    case "--joins": joins = Int(args.next() ?? "") ?? joins
+    case "-h", "--help":
+        say("usage: daemon-benchmark [--joins N]\n\nRuns hotspot-helperd (built beside this program) against a simulated NetworkManager and prints\njoin latency, evaluate decision time with many helpers, and the daemon's memory.")
+        exit(0)
+    default: say("unknown option \(a); see --help"); exit(2)
+    }
+}
+
+/// Keeps commands and helpers alive for the benchmark's duration.
+final class Keep: Sendable {
+    let items = Mutex<[any Sendable]>([])
+    func add(_ x: any Sendable) { items.withLock { $0.append(x) } }
+}
+let keep = Keep()
+
+let bus = try await PrivateBus()
+let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+let c = try bus.connect()
+let nmPath = "/org/freedesktop/NetworkManager"
+let device = try await nm.mockCall(c, path: nmPath, "AddWiFiDevice", ["wlan0", "wlan0", .int32(30)]).first?.string ?? ""
+_ = try await nm.mockCall(c, path: nmPath, "AddAccessPoint", [.string(device), "ap1", "BenchNet", "0A:00:00:00:00:01", .uint32(2), .uint32(2412), .uint32(54000), .byte(70), .uint32(0)])
+try await nm.addDisconnect(c, device: device)
+try await nm.addAgentManager(c)
+let profile = try await nm.mockCall(c, path: nmPath, "AddWiFiConnection", [.string(device), "benchnet", "BenchNet", ""]).first?.string ?? ""
+let daemon = try await DaemonProcess.start(on: bus, settings: ["command-timeout": "5", "filter-interval": "5"], logLevel: "warning")
+let pid = daemon.process.pid
+let iface = HotspotContract.interfacePath(1)
+while (try? await c.call(destination: HotspotContract.busName, path: iface, interface: "org.freedesktop.DBus.Peer", member: "Ping")) == nil {
+    try await Task.sleep(for: .milliseconds(10))
+}
+try await Task.sleep(for: .milliseconds(300))
+let rssIdle = rssKiB(pid)
+
+// Observe: NetworkManager's ACTIVATED signal (what the daemon reacts to) and the daemon's State.
+struct Stamp: Sendable { var state: String; var at: ContinuousClock.Instant }
+let activated = try await c.signals(matching: MatchRule(path: try ObjectPath(device), interface: "org.freedesktop.NetworkManager.Device", member: "StateChanged"))
+let states = try await c.signals(matching: MatchRule(sender: HotspotContract.busName, path: iface, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+/// Stamps in arrival order; waiting for a state skips the stamps before it, as reading a stream would.
+actor Stamps {
+    private var buffer: [Stamp] = []
+    private var waiter: (state: String, continuation: CheckedContinuation<ContinuousClock.Instant, Never>)?
+    func push(_ s: Stamp) {
+        if let w = waiter {
+            if w.state == s.state { waiter = nil; w.continuation.resume(returning: s.at) }
+        } else {
+            buffer.append(s)
+        }
+    }
+    func wait(for state: String) async -> ContinuousClock.Instant {
+        while !buffer.isEmpty {
+            let s = buffer.removeFirst()
+            if s.state == state { return s.at }
+        }
+        return await withCheckedContinuation { waiter = (state, $0) }
+    }
+}
+let stampBox = Stamps()
+Task { for await s in activated where s.body.first == .uint32(100) { await stampBox.push(Stamp(state: "activated", at: .now)) } }
+Task {
+    for await s in states {
+        if let state = s.body[1].varDict?["State"]?.string { await stampBox.push(Stamp(state: state, at: .now)) }
+    }
+}
+func waitFor(_ state: String) async -> ContinuousClock.Instant { await stampBox.wait(for: state) }
+
+func registerHelpers(_ n: Int, highFirst: Bool) async throws -> [HotspotHelper] {
+    var helpers: [HotspotHelper] = []
+    for i in 0..<n {
+        let conn = try bus.connect()
+        let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "H\(i)", identifier: "bench.\(n).\(i)",
+                                                                                commands: [.evaluate, .authenticate, .maintain, .logoff, .presentUI]),
+                                                 connection: conn, handlerPath: try ObjectPath("/h\(i)")) { command in
+            if command.commandType == .evaluate {
+                if i == 1 { keep.add(command); return } // the silent helper
+                command.network?.setConfidence(i == 0 && highFirst ? .high : .none)
+                let r = command.createResponse(.success)
+                if let n = command.network { r.setNetwork(n) }
+                r.deliver()
+            } else {
+                command.createResponse(.success).deliver()
+            }
+        }
+        helpers.append(h)
+    }
+    return helpers
+}
+
+func join(_ name: String) async throws {
+    _ = try await nm.mockCall(c, path: nmPath, "AddActiveConnection", [.strings([device]), .string(profile), "/org/freedesktop/NetworkManager/AccessPoint/ap1", .string(name), .uint32(2)])
+}
+func leave() async throws {
+    _ = try await nm.mockCall(c, path: nmPath, "SetDeviceDisconnected", [.string(device)])
+    _ = await waitFor("inactive")
+}
+func forget() async throws {
+    _ = try await c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                         member: "ForgetNetwork", body: [.bytes(Array("BenchNet".utf8))])
+}
+
+// Bare round trip to the daemon, in this run.
+var ping: [Double] = []
+for _ in 0..<500 {
+    let t0 = ContinuousClock.now
+    _ = try await c.call(destination: HotspotContract.busName, path: iface, interface: "org.freedesktop.DBus.Peer", member: "Ping")
+    ping.append(ms(.now - t0))
+}
+let pingP50 = percentile(ping, 0.5)
+
+// (a) join → authenticated with one instant helper (evaluate + authenticate each time: the
+// cache is forgotten between joins).
+say("(a) \(joins) joins → authenticated, one helper answering at once…")
+var instant = try await registerHelpers(1, highFirst: true)
+var latencies: [Double] = []
+for i in 0..<joins {
+    try await forget()
+    try await join("a\(i)")
+    let t0 = await waitFor("activated")
+    let t1 = await waitFor("authenticated")
+    latencies.append(ms(t1 - t0))
+    try await leave()
+}
+for h in instant { try await h.unregister() }
+instant = []
+
+// (b) evaluate decision time with N helpers, one silent, one high at once.
+var decision: [(Int, Double, Double)] = []
+for n in [1, 16, 64] {
+    say("(b) evaluate with \(n) helper(s)…")
+    let helpers = try await registerHelpers(n, highFirst: true)
+    var times: [Double] = []
+    for i in 0..<10 {
+        try await forget()
+        try await join("b\(n)_\(i)")
+        let t0 = await waitFor("activated")
+        let t1 = await waitFor("authenticating")
+        times.append(ms(t1 - t0))
+        _ = await waitFor("authenticated")
+        try await leave()
+    }
+    decision.append((n, percentile(times, 0.5), percentile(times, 0.99)))
+    if n == 64 { keep.add(helpers) } else { for h in helpers { try await h.unregister() } }
+}
+try await Task.sleep(for: .milliseconds(300))
+let rss64 = rssKiB(pid)
+
+say("")
+say("figure                                              value        baseline (same run)        ratio   goal")
+say(String(format: "(a) join → authenticated p50                   %9.2f ms   D-Bus round trip %7.3f ms   %6.1f×", percentile(latencies, 0.5), pingP50, percentile(latencies, 0.5) / pingP50))
+say(String(format: "(a) join → authenticated p99                   %9.2f ms   D-Bus round trip %7.3f ms   %6.1f×", percentile(latencies, 0.99), percentile(ping, 0.99), percentile(latencies, 0.99) / percentile(ping, 0.99)))
+for (n, p50, p99) in decision {
+    let who = n == 1 ? "1 helper (high)        " : String(format: "%2d helpers, 1 silent   ", n)
+    say(String(format: "(b) evaluate decision, %@ p50 %8.2f ms   silent deadline %8.0f ms   %6.3f×   ≪ 1 (the high answer decides)", who, p50, 5000.0, p50 / 5000))
+    say(String(format: "(b) evaluate decision, %@ p99 %8.2f ms", who, p99))
+}
+say(String(format: "(c) daemon RSS idle                            %9.1f MiB", Double(rssIdle) / 1024))
+say(String(format: "(c) daemon RSS with 64 helpers                 %9.1f MiB   idle %15.1f MiB   %6.2f×", Double(rss64) / 1024, Double(rssIdle) / 1024, Double(rss64) / Double(max(rssIdle, 1))))
+daemon.process.stop()
+nm.stop()
+bus.stop()
+exit(0)
