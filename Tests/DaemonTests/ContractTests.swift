@@ -57,6 +57,17 @@ struct ContractTests {
         #expect(live.interfaces[name] != nil && live.interfaces[name] == contract.interfaces[name])
     }
 
+    @Test func helperKitAcceptsCommandsOnlyFromTheDaemon() async throws {
+        let f = try await DaemonFixture()
+        let c = try f.bus.connect()
+        let helper = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "Picky"), connection: c) { command in
+            command.createResponse(.success).deliver()
+        }
+        let command = WireCommand(type: .authenticate, interface: "wlan0", network: Network(ssid: SSID("X")), isChosenHelper: true, networks: [], deadline: nil)
+        await #expect { try await f.client.call(destination: BusName(c.uniqueName), path: helper.handlerPath, interface: HotspotContract.handlerInterface,
+                                                member: "HandleCommand", body: [command.encode()]) } throws: { $0.dbusName == DBusErrorName.accessDenied }
+    }
+
     @Test func helpersRegisterShowUpAndUnregister() async throws {
         let f = try await DaemonFixture()
         let c = try f.bus.connect()
