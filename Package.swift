@@ -77,6 +77,10 @@ let package = Package(
         .executableTarget(name: "hotspot-demo", dependencies: [
             "BusTestKit", "DBus", "HotspotProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
+        // Fuzz targets for everything the daemon parses, and their driver.
+        .target(name: "FuzzTargets", dependencies: ["DBus", "HotspotCore", "HotspotProtocol", "HotspotDaemon", "NetworkManager", "Connectivity"],
+                swiftSettings: strict),
+        .executableTarget(name: "hotspot-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .executableTarget(name: "daemon-benchmark", dependencies: [
             "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
         ], swiftSettings: strict),
@@ -86,6 +90,7 @@ let package = Package(
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),
         .testTarget(name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "PortalSimulator", "BusTestKit"], swiftSettings: strict),
+        .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "BusTestKit"], swiftSettings: strict),
     ]
 )

@@ -128,3 +128,31 @@ final class RawMessage {
             noReplyExpected: dbus_message_get_no_reply(m) != 0)
     }
 }
+
+/// Entry points for the fuzzers (`hotspot-fuzz`); not API.
+@_spi(Fuzzing) public enum DBusFuzzEntry {
+    /// Parses `bytes` as a whole D-Bus message the way a received one is parsed (libdbus's
+    /// validation, then this layer's decoding); nil when libdbus refuses it.
+    public static func decodeMessage(_ bytes: [UInt8]) -> Message? {
+        let err = DBusErrorStruct()
+        let parsed = bytes.withUnsafeBufferPointer { buf -> OpaquePointer? in
+            buf.baseAddress.map { base in
+                base.withMemoryRebound(to: CChar.self, capacity: buf.count) { dbus_message_demarshal($0, Int32(clamping: buf.count), &err.raw) }
+            } ?? nil
+        }
+        guard let parsed else { return nil }
+        return try? RawMessage(owning: parsed).decoded()
+    }
+
+    /// Marshals `values` into a method call and returns its wire bytes (seeds for the fuzzer).
+    public static func encodeMessage(_ values: [DBusValue]) -> [UInt8]? {
+        guard let msg = try? RawMessage.methodCall(destination: "org.example.Fuzz", path: "/", interface: "org.example.Fuzz", member: "M"),
+              (try? Marshal.validateBody(values)) != nil, (try? Marshal.append(values, to: msg.pointer)) != nil else { return nil }
+        dbus_message_set_serial(msg.pointer, 1)
+        var bytes: UnsafeMutablePointer<CChar>? = nil
+        var length: Int32 = 0
+        guard dbus_message_marshal(msg.pointer, &bytes, &length) != 0, let bytes else { return nil }
+        defer { dbus_free(bytes) }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: Int(length)))
+    }
+}

@@ -29,10 +29,21 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// Reads `path`. Errors name the file, the key and what is wrong.
     public static func load(path: String) throws(ConfigurationError) -> DaemonConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("\(path): cannot read the file (\(String(cString: strerror(errno))))")
+        }
+        return try parse([UInt8](data), path: path)
+    }
+
+    /// Parses keyfile text; `path` names it in errors.
+    public static func parse(_ bytes: [UInt8], path: String) throws(ConfigurationError) -> DaemonConfiguration {
         let file = g_key_file_new()
         defer { g_key_file_free(file) }
         var error: UnsafeMutablePointer<GError>? = nil
-        guard g_key_file_load_from_file(file, path, G_KEY_FILE_NONE, &error) != 0 else {
+        let loaded = bytes.withUnsafeBufferPointer { buf in
+            buf.withMemoryRebound(to: CChar.self) { g_key_file_load_from_data(file, $0.baseAddress, gsize(buf.count), G_KEY_FILE_NONE, &error) }
+        }
+        guard loaded != 0 else {
             let message = error.map { String(cString: $0.pointee.message) } ?? "unreadable"
             g_error_free(error)
             throw ConfigurationError("\(path): \(message)")

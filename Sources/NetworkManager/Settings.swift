@@ -69,3 +69,23 @@ extension DBusValue {
         return p
     }
 }
+
+/// Entry points for the fuzzers (`hotspot-fuzz`); not API. Runs every decoder the client applies
+/// to values NetworkManager sends.
+@_spi(Fuzzing) public enum NetworkManagerFuzzEntry {
+    public static func decode(_ value: DBusValue) {
+        _ = NetworkManagerClient.decodeManagedObjects(value)
+        if let props = value.varDict {
+            let path: ObjectPath = "/org/freedesktop/NetworkManager/Fuzz"
+            _ = NetworkManagerClient.makeDevice(path, props, props)
+            _ = AccessPoint(path: path, properties: props).map { ($0.security, $0.isSecure, $0.ssidText) }
+            _ = NetworkManagerClient.ipv4Configuration(props)
+        }
+        if let settings = SettingsCoding.decode(value) {
+            _ = SettingsCoding.ssid(settings)
+            _ = SettingsCoding.autoconnect(settings)
+            _ = SettingsCoding.keyManagement(settings)
+            _ = SettingsCoding.encode(settings)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Connectivity
+@_spi(Fuzzing) import DBus
+import Foundation
+import HotspotCore
+import HotspotDaemon
+@_spi(Fuzzing) import NetworkManager
+import HotspotProtocol
+
+/// Everything the daemon parses from outside, as fuzz targets: each takes arbitrary bytes and
+/// must return (never crash, never hang) whatever they are.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// A whole D-Bus message as received (libdbus validation, then this project's decoding).
+    case dbusMessage = "dbus-message"
+    /// A helper's HandleCommand response (and the command decoder HotspotHelperKit uses).
+    case helperResponse = "helper-response"
+    /// NetworkManager property values, managed objects and connection settings.
+    case networkManager = "networkmanager"
+    /// WISPr documents in portal pages.
+    case wispr
+    /// RFC 8908 captive-portal API documents.
+    case capport
+    /// The daemon's configuration keyfile.
+    case keyfile
+    /// HTTP answers to connectivity probes.
+    case probeResponse = "probe-response"
+
+    static let helperKeys = ["result", "confidence", "networks", "ssid", "bssid", "password", "type", "interface", "network",
+                             "deadline-ms", "signal-strength", "secure", "did-auto-join", "did-just-join", "is-chosen-helper",
+                             "success", "failure", "ui-required", "high", "low", "none", "evaluate", "filter-scan-list"]
+    static let networkManagerKeys = ["Ssid", "HwAddress", "Strength", "Flags", "WpaFlags", "RsnFlags", "Frequency", "Mode", "LastSeen",
+                                     "Interface", "State", "DeviceType", "ActiveAccessPoint", "ActiveConnection", "AccessPoints",
+                                     "AddressData", "NameserverData", "Nameservers", "Gateway", "address", "prefix",
+                                     "connection", "802-11-wireless", "802-11-wireless-security", "ssid", "autoconnect", "key-mgmt", "uuid", "id",
+                                     "org.freedesktop.NetworkManager.Device", "org.freedesktop.NetworkManager.AccessPoint",
+                                     "org.freedesktop.NetworkManager.Device.Wireless"]
+
+    /// Runs the target on `bytes`.
+    public func run(_ bytes: [UInt8]) {
+        switch self {
+        case .dbusMessage:
+            if let m = DBusFuzzEntry.decodeMessage(bytes) {
+                for v in m.body { _ = v.signature; try? v.validate() }
+            }
+        case .helperResponse:
+            var values = FuzzValues(FuzzInput(bytes), keys: Self.helperKeys)
+            let v = values.dictionaryLike()
+            _ = try? WireResponse.decode(v)
+            _ = try? WireCommand.decode(v)
+            _ = try? WireNetwork.decode(v)
+        case .networkManager:
+            var values = FuzzValues(FuzzInput(bytes), keys: Self.networkManagerKeys)
+            NetworkManagerFuzzEntry.decode(values.dictionaryLike())
+        case .wispr:
+            if let message = WISPrParser.parse(String(decoding: bytes, as: UTF8.self)) { _ = "\(message)" }
+        case .capport:
+            _ = CaptivePortalAPIDocument.parse(Data(bytes))
+        case .keyfile:
+            _ = try? DaemonConfiguration.parse(bytes, path: "fuzz.conf")
+        case .probeResponse:
+            var input = FuzzInput(bytes)
+            let status = input.pick([200, 204, 301, 302, 303, 307, 308, 404, 500, 511, input.int(0...999)])
+            let headers = (0..<input.int(0...6)).map { _ in
+                HTTPField(input.pick(["Location", "Content-Type", "X-NetworkManager-Status", "Content-Length", input.string(max: 12)]),
+                          input.string(max: 80))
+            }
+            let answer = HTTPAnswer(status: status, headers: headers, body: Data(input.rest()), bodyTruncated: false,
+                                    url: "http://probe.example/check")
+            for probe in ConnectivityProbe.defaultSet {
+                _ = ProbeClassifier.classify(probe, .success(answer), elapsed: .milliseconds(1))
+            }
+        }
+    }
+
+    /// Seed inputs: valid examples the mutations start from.
+    public var seeds: [[UInt8]] {
+        switch self {
+        case .dbusMessage:
+            let samples: [[DBusValue]] = [
+                [.string("hello"), .uint32(7)],
+                [.varDict(["result": "success", "confidence": "high"])],
+                [.varDicts([["ssid": .bytes(Array("CoffeeShop".utf8)), "bssid": "0A:00:00:00:00:01"]])],
+                [.structure([.objectPath("/a"), .signature("a{sv}"), .variant(.double(0.5))])],
+            ]
+            return samples.compactMap { DBusFuzzEntry.encodeMessage($0) }
+        case .helperResponse, .networkManager:
+            return [Array("\u{1}\u{5}\u{0}\u{2}success\u{1}high".utf8), [6, 3, 1, 0, 9, 2, 4, 1, 1], [UInt8](repeating: 3, count: 64)]
+        case .wispr:
+            return [Array("""
+            <html><!--<?xml version="1.0" encoding="UTF-8"?>
+            <WISPAccessGatewayParam xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+            <Redirect><AccessProcedure>1.0</AccessProcedure><AccessLocation>CDATA</AccessLocation>
+            <LocationName>Cafe</LocationName><LoginURL>https://portal.example/login?a=1&amp;b=2</LoginURL>
+            <AbortLoginURL>https://portal.example/abort</AbortLoginURL><MessageType>100</MessageType><ResponseCode>0</ResponseCode>
+            </Redirect></WISPAccessGatewayParam>--></html>
+            """.utf8), Array("<WISPAccessGatewayParam><AuthenticationReply><MessageType>120</MessageType><ResponseCode>50</ResponseCode><LogoffURL>http://p/logoff</LogoffURL></AuthenticationReply></WISPAccessGatewayParam>".utf8)]
+        case .capport:
+            return [Array(#"{"captive": true, "user-portal-url": "https://portal.example/", "seconds-remaining": 300, "can-extend-session": true}"#.utf8),
+                    Array(#"{"captive": false, "bytes-remaining": 1000000, "venue-info-url": "https://venue.example/"}"#.utf8)]
+        case .keyfile:
+            return [Array("[daemon]\nstate-dir=/var/lib/hotspot-helper\ncommand-timeout=45\nmaintain-interval=300\nfilter-interval=0.5\n".utf8),
+                    Array("# comment\n[other]\nkey=value\n".utf8)]
+        case .probeResponse:
+            return [[0, 0, 0, 1, 0] + Array("Success".utf8), [0, 0, 0, 4, 1, 0, 0, 0, 0, 20] + Array("http://portal.example/".utf8)]
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import FuzzTargets
+import Foundation
+
+#if LIBFUZZER
+// Built with `-sanitize=fuzzer` (make fuzz-libfuzzer): libFuzzer provides main and calls this.
+// The target comes from FUZZ_TARGET.
+nonisolated(unsafe) let libFuzzerTarget: FuzzTarget = {
+    let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
+    guard let t = FuzzTarget(rawValue: name) else {
+        FileHandle.standardError.write(Data("set FUZZ_TARGET to one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: " "))\n".utf8))
+        exit(2)
+    }
+    return t
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    libFuzzerTarget.run(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+#else
+/// The built-in fuzz driver: mutates each target's seeds and corpus for a bounded time and saves
+/// an input that crashes the process before it dies.
+@main
+struct HotspotFuzz {
+    static func main() {
+        var seconds = 10.0
+        var targets = FuzzTarget.allCases
+        var seed = UInt64(UInt32.random(in: 1...UInt32.max))
+        var corpus = "Tests/FuzzCorpus"
+        var crashes = "."
+        var args = CommandLine.arguments.dropFirst().makeIterator()
+        while let a = args.next() {
+            switch a {
+            case "--seconds": seconds = Double(args.next() ?? "") ?? seconds
+            case "--target":
+                let name = args.next() ?? ""
+                guard let t = FuzzTarget(rawValue: name) else { fail("unknown target '\(name)' (one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))") }
+                targets = [t]
+            case "--seed": seed = UInt64(args.next() ?? "") ?? seed
+            case "--corpus": corpus = args.next() ?? corpus
+            case "--crash-dir": crashes = args.next() ?? crashes
+            case "-h", "--help":
+                print("""
+                usage: hotspot-fuzz [--target NAME] [--seconds S] [--seed N] [--corpus DIR] [--crash-dir DIR]
+
+                Runs each fuzz target (default: all, \(Int(seconds)) s each) on mutations of its seeds and of the
+                committed corpus (DIR/<target>/*). An input that crashes is written to
+                DIR/crash-<target>-<hash> before the process dies; commit it under Tests/FuzzCorpus/<target>/
+                to keep it as a regression test. Targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")).
+                For coverage-guided fuzzing build with libFuzzer: make fuzz-libfuzzer.
+                """)
+                return
+            default: fail("unknown option \(a); see --help")
+            }
+        }
+        CrashCapture.install(directory: crashes)
+        print("seed \(seed); \(Int(seconds)) s per target")
+        for target in targets {
+            let inputs = target.seeds + loadCorpus(corpus + "/" + target.rawValue)
+            var mutator = Mutator(seed: seed)
+            let deadline = Date().addingTimeInterval(seconds)
+            var executions = 0
+            for input in inputs { CrashCapture.arm(target, input); target.run(input); executions += 1 }
+            while Date() < deadline {
+                for _ in 0..<200 {
+                    let base = inputs[mutator.below(inputs.count)]
+                    let input = mutator.mutate(base, other: inputs[mutator.below(inputs.count)])
+                    CrashCapture.arm(target, input)
+                    target.run(input)
+                    executions += 1
+                }
+            }
+            print("\(target.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(executions) executions, no crash")
+        }
+    }
+
+    static func loadCorpus(_ dir: String) -> [[UInt8]] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        return files.sorted().compactMap { FileManager.default.contents(atPath: dir + "/" + $0).map { [UInt8]($0) } }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        exit(2)
+    }
+}
+#endif
