@@ -51,6 +51,8 @@ struct MonitorView {
     let json: Bool
     var names: [ObjectPath: String] = [:]
     var states: [ObjectPath: String] = [:]
+    /// Helper identifiers (which CommandCompleted carries) to display names.
+    var helperNames: [String: String] = [:]
 
     init(client: DaemonClient, json: Bool) {
         self.client = client
@@ -75,6 +77,7 @@ struct MonitorView {
         states = [:]
         do {
             let manager = try await client.manager()
+            helperNames = Dictionary(manager.helpers.map { ($0.identifier, $0.displayName) }, uniquingKeysWith: { a, _ in a })
             emit(Monitor.Event(event: "daemon", time: Self.now(), value: "running"),
                  "hotspot-helperd \(manager.version) is running: \(manager.status)")
             for path in manager.interfaces {
@@ -119,14 +122,16 @@ struct MonitorView {
         case .commandCompleted(let path, let helper, let command, let result, let seconds):
             let n = await name(path)
             emit(Monitor.Event(event: "command", time: time, interface: n, helper: helper, command: command, result: result, seconds: seconds),
-                 "\(n): \(helper) answered \(command): \(result) (\(String(format: "%.2f", seconds)) s)")
+                 "\(n): \(helperNames[helper] ?? helper) answered \(command): \(result) (\(String(format: "%.2f", seconds)) s)")
         case .propertiesChanged(let path, let interface, let changed):
             if interface == "org.freedesktop.NetworkManager.HotspotHelper" {
                 if let status = changed["Status"]?.string {
                     emit(Monitor.Event(event: "status", time: time, value: status), "status: \(status)")
                 }
                 if let helpers = changed["Helpers"]?.arrayItems {
-                    let list = helpers.compactMap(\.varDict).map(HelperSnapshot.init).map(\.displayName)
+                    let snapshots = helpers.compactMap(\.varDict).map(HelperSnapshot.init)
+                    for h in snapshots { helperNames[h.identifier] = h.displayName }
+                    let list = snapshots.map(\.displayName)
                     emit(Monitor.Event(event: "helpers", time: time, value: list.joined(separator: ", ")),
                          "helpers: \(list.isEmpty ? "none" : list.joined(separator: ", "))")
                 }
