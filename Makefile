@@ -82,7 +82,7 @@ install: $(if $(SKIP_BUILD),,release)
 	done
 	$(INSTALL) -d -m 0755 $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/vendor-completions \
 	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
-	$(BUILT_PRODUCTS)/hotspotctl --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl
+	$(BUILT_PRODUCTS)/hotspotctl --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl
 	$(BUILT_PRODUCTS)/hotspotctl --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl
 	$(BUILT_PRODUCTS)/hotspotctl --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
 	chmod 0644 $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl \

@@ -27,13 +27,14 @@ if command -v strip >/dev/null; then
 fi
 
 # Shared-library dependencies as dpkg-shlibdeps finds them (libdbus-1-3, libglib2.0-0, libcurl4,
-# libc6, libstdc++6…); the list below is the floor when it cannot run.
+# libc6, libstdc++6, libgcc-s1); the list below is the floor when it cannot run.
 SHLIBS="libc6, libdbus-1-3, libglib2.0-0, libcurl4"
 if command -v dpkg-shlibdeps >/dev/null; then
     work=$(mktemp -d)
     mkdir -p "$work/debian"
     printf 'Source: hotspot-helper\n\nPackage: hotspot-helper\nArchitecture: any\n' > "$work/debian/control"
-    binaries=("$PWD/$ROOT/usr/libexec/hotspot-helperd" "$PWD/$ROOT/usr/bin/hotspotctl" "$PWD/$ROOT/usr/bin/hotspot-helper-agent")
+    root_abs=$(cd "$ROOT" && pwd)
+    binaries=("$root_abs/usr/libexec/hotspot-helperd" "$root_abs/usr/bin/hotspotctl" "$root_abs/usr/bin/hotspot-helper-agent")
     if found=$(cd "$work" && dpkg-shlibdeps --ignore-missing-info -O "${binaries[@]}" 2>/dev/null); then
         found=${found#shlibs:Depends=}
         [ -n "$found" ] && SHLIBS="$found"
