@@ -1,7 +1,7 @@
 # Hotspot Helper for Linux — common tasks. `make help` lists them.
 SWIFT ?= swift
 
-.PHONY: help deps build test bench demo clean
+.PHONY: help deps build test bench demo fuzz fuzz-libfuzzer clean release install uninstall deb
 
 help:
 	@echo "make deps    install the Debian packages the build and the tests need (root)"
@@ -9,6 +9,9 @@ help:
 	@echo "make test    run the whole test suite (unit, private-bus and mock NetworkManager tests)"
 	@echo "make demo    the daemon against a simulated NetworkManager and an example helper, live"
 	@echo "make bench   run the benchmarks in release mode and print figures and ratios"
+	@echo "make release build hotspot-helperd, hotspotctl and hotspot-helper-agent (release, Swift runtime linked in)"
+	@echo "make install install them and every system file (DESTDIR=, PREFIX=/usr; SKIP_BUILD=1 uses BUILT_PRODUCTS as is)"
+	@echo "make deb     build hotspot-helper_VERSION_ARCH.deb from the tree (dpkg-deb; lintian if installed)"
 
 deps:
 	./scripts/install-deps.sh
@@ -34,3 +37,79 @@ demo: deps
 
 clean:
 	$(SWIFT) package clean
+
+# ---- Desktop and distribution (issue 6): release binaries, install, .deb ----------------------
+# Paths are Debian's (see docs/ and the README's "Installing"); override any of them.
+VERSION ?= 0.2.0
+PREFIX ?= /usr
+DESTDIR ?=
+SYSCONFDIR ?= /etc
+BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/hotspot-helper
+SYSTEMDSYSTEMUNITDIR ?= /lib/systemd/system
+SYSTEMDUSERUNITDIR ?= $(PREFIX)/lib/systemd/user
+DBUSDIR ?= $(DATADIR)/dbus-1
+POLKITDIR ?= $(DATADIR)/polkit-1/actions
+RELEASE_SCRATCH ?= .build-release
+BUILT_PRODUCTS ?= $(RELEASE_SCRATCH)/release
+DEB_DIR ?= debian-build
+DEB_COMPRESS ?= xz
+PRODUCTS = hotspot-helperd hotspotctl hotspot-helper-agent
+BUS_NAME = org.freedesktop.NetworkManager.HotspotHelper
+INSTALL ?= install
+
+# Release binaries with the Swift runtime (and Foundation) linked statically, so the package
+# needs no Swift toolchain on the target.
+release:
+	for p in $(PRODUCTS); do \
+	  $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH) --product $$p || exit 1; \
+	done
+
+install: $(if $(SKIP_BUILD),,release)
+	$(INSTALL) -D -m 0755 $(BUILT_PRODUCTS)/hotspot-helperd $(DESTDIR)$(LIBEXECDIR)/hotspot-helperd
+	$(INSTALL) -D -m 0755 $(BUILT_PRODUCTS)/hotspotctl $(DESTDIR)$(BINDIR)/hotspotctl
+	$(INSTALL) -D -m 0755 $(BUILT_PRODUCTS)/hotspot-helper-agent $(DESTDIR)$(BINDIR)/hotspot-helper-agent
+	$(INSTALL) -D -m 0644 dbus/$(BUS_NAME).conf $(DESTDIR)$(DBUSDIR)/system.d/$(BUS_NAME).conf
+	$(INSTALL) -D -m 0644 dbus/$(BUS_NAME).service $(DESTDIR)$(DBUSDIR)/system-services/$(BUS_NAME).service
+	$(INSTALL) -D -m 0644 dbus/$(BUS_NAME).xml $(DESTDIR)$(DBUSDIR)/interfaces/$(BUS_NAME).xml
+	$(INSTALL) -D -m 0644 packaging/$(BUS_NAME).policy $(DESTDIR)$(POLKITDIR)/$(BUS_NAME).policy
+	$(INSTALL) -D -m 0644 packaging/hotspot-helperd.service $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/hotspot-helperd.service
+	$(INSTALL) -D -m 0644 packaging/hotspot-helper-agent.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/hotspot-helper-agent.service
+	$(INSTALL) -D -m 0644 packaging/hotspot-helper-agent.desktop $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hotspot-helper-agent.desktop
+	$(INSTALL) -D -m 0644 packaging/hotspot-helperd.conf $(DESTDIR)$(SYSCONFDIR)/hotspot-helper/hotspot-helperd.conf
+	$(INSTALL) -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/hotspot-helper/profiles.d
+	$(INSTALL) -D -m 0644 packaging/example-profile.conf $(DESTDIR)$(DOCDIR)/examples/example-profile.conf
+	$(INSTALL) -D -m 0644 packaging/debian/copyright $(DESTDIR)$(DOCDIR)/copyright
+	for page in hotspotctl.1 hotspot-helper-agent.1 hotspot-helperd.8; do \
+	  section=$${page##*.}; \
+	  $(INSTALL) -d -m 0755 $(DESTDIR)$(MANDIR)/man$$section || exit 1; \
+	  gzip -9 -n -c packaging/man/$$page > $(DESTDIR)$(MANDIR)/man$$section/$$page.gz || exit 1; \
+	  chmod 0644 $(DESTDIR)$(MANDIR)/man$$section/$$page.gz; \
+	done
+	$(INSTALL) -d -m 0755 $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/vendor-completions \
+	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	$(BUILT_PRODUCTS)/hotspotctl --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl
+	$(BUILT_PRODUCTS)/hotspotctl --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl
+	$(BUILT_PRODUCTS)/hotspotctl --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
+	chmod 0644 $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl \
+	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBEXECDIR)/hotspot-helperd $(DESTDIR)$(BINDIR)/hotspotctl $(DESTDIR)$(BINDIR)/hotspot-helper-agent \
+	  $(DESTDIR)$(DBUSDIR)/system.d/$(BUS_NAME).conf $(DESTDIR)$(DBUSDIR)/system-services/$(BUS_NAME).service \
+	  $(DESTDIR)$(DBUSDIR)/interfaces/$(BUS_NAME).xml $(DESTDIR)$(POLKITDIR)/$(BUS_NAME).policy \
+	  $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/hotspot-helperd.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/hotspot-helper-agent.service \
+	  $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hotspot-helper-agent.desktop \
+	  $(DESTDIR)$(MANDIR)/man1/hotspotctl.1.gz $(DESTDIR)$(MANDIR)/man1/hotspot-helper-agent.1.gz $(DESTDIR)$(MANDIR)/man8/hotspot-helperd.8.gz \
+	  $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl \
+	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
+	rm -rf $(DESTDIR)$(DOCDIR)
+
+# The .deb: `make install` into a staging tree, then control files and dpkg-deb (no debhelper:
+# there is no SwiftPM build system for it, and this works offline).
+deb: $(if $(SKIP_BUILD),,release)
+	VERSION=$(VERSION) DEB_DIR=$(DEB_DIR) DEB_COMPRESS=$(DEB_COMPRESS) BUILT_PRODUCTS=$(BUILT_PRODUCTS) \
+	  ./scripts/build-deb.sh

@@ -21,6 +21,9 @@ let package = Package(
         .executable(name: "hotspot-example-helper", targets: ["hotspot-example-helper"]),
         .executable(name: "hotspot-portal-sim", targets: ["hotspot-portal-sim"]),
         .executable(name: "dbus-benchmark", targets: ["dbus-benchmark"]),
+        // Desktop and distribution (issue 6): the command line and the session agent.
+        .executable(name: "hotspotctl", targets: ["hotspotctl"]),
+        .executable(name: "hotspot-helper-agent", targets: ["hotspot-helper-agent"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -85,6 +88,20 @@ let package = Package(
             "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
         ], swiftSettings: strict),
         .executableTarget(name: "dbus-benchmark", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
+
+        // Desktop and distribution (issue 6): a client of the daemon's D-Bus API shared by
+        // hotspotctl and the session agent, the two executables, and their tests (which also
+        // check the installed tree, the units and the bus policy).
+        .target(name: "HotspotClient", dependencies: ["DBus", "HotspotProtocol"], swiftSettings: strict),
+        .executableTarget(name: "hotspotctl", dependencies: [
+            "HotspotClient", "DBus", "HotspotProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
+        .executableTarget(name: "hotspot-helper-agent", dependencies: [
+            "HotspotClient", "DBus", "HotspotProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
+        .testTarget(name: "DesktopTests", dependencies: [
+            "HotspotClient", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "BusTestKit",
+        ], swiftSettings: strict),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),

@@ -80,8 +80,10 @@ public final class ManagedProcess: Sendable {
             p.stop()
             throw TestKitError.timeout("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
-        // Let the readability handlers drain what is left in the pipes.
-        for _ in 0..<50 where !p.pipesClosed { try? await Task.sleep(for: .milliseconds(2)) }
+        // Let the readability handlers drain what is left in the pipes (under load this can take
+        // far longer than the process took to exit).
+        let drained = ContinuousClock.now + .seconds(5)
+        while !p.pipesClosed && ContinuousClock.now < drained { try? await Task.sleep(for: .milliseconds(2)) }
         let (out, combined) = p.buffers.withLock { ($0.stdout, $0.combined) }
         let stdout = String(decoding: out, as: UTF8.self)
         var stderr = String(decoding: combined, as: UTF8.self)

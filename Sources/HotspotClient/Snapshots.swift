@@ -1,0 +1,189 @@
+import DBus
+import Foundation
+import HotspotProtocol
+
+/// The manager object's properties.
+public struct ManagerSnapshot: Sendable, Codable, Equatable {
+    public var version: String
+    public var status: String
+    public var interfaces: [ObjectPath]
+    public var helpers: [HelperSnapshot]
+
+    enum CodingKeys: String, CodingKey { case version, status, interfaces, helpers }
+
+    public init(version: String, status: String, interfaces: [ObjectPath], helpers: [HelperSnapshot]) {
+        self.version = version
+        self.status = status
+        self.interfaces = interfaces
+        self.helpers = helpers
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(version, forKey: .version)
+        try c.encode(status, forKey: .status)
+        try c.encode(interfaces.map(\.rawValue), forKey: .interfaces)
+        try c.encode(helpers, forKey: .helpers)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(String.self, forKey: .version)
+        status = try c.decode(String.self, forKey: .status)
+        interfaces = try c.decode([String].self, forKey: .interfaces).map { try ObjectPath($0) }
+        helpers = try c.decode([HelperSnapshot].self, forKey: .helpers)
+    }
+}
+
+/// A registered helper, as the manager's `Helpers` property lists it.
+public struct HelperSnapshot: Sendable, Codable, Equatable {
+    public var identifier: String
+    public var displayName: String
+    public var state: String
+
+    enum CodingKeys: String, CodingKey { case identifier, displayName = "display-name", state }
+
+    public init(_ d: [String: DBusValue]) {
+        identifier = d["identifier"]?.string ?? ""
+        displayName = d["display-name"]?.string ?? ""
+        state = d["state"]?.string ?? ""
+    }
+}
+
+/// The network an interface is on (the `Network` property or a UIRequired argument).
+public struct NetworkSummary: Sendable, Codable, Equatable {
+    public var ssid: [UInt8]
+    public var bssid: String
+    public var signalStrength: Double?
+    public var secure: Bool?
+
+    enum CodingKeys: String, CodingKey { case ssid, bssid, signalStrength = "signal-strength", secure }
+
+    public init(_ d: [String: DBusValue]) {
+        ssid = d["ssid"]?.byteArray ?? []
+        bssid = d["bssid"]?.string ?? ""
+        signalStrength = d["signal-strength"]?.double
+        secure = d["secure"]?.bool
+    }
+
+    /// Whether the interface is associated at all (the property is empty otherwise).
+    public var isEmpty: Bool { ssid.isEmpty && bssid.isEmpty }
+
+    /// The SSID for people: UTF-8 when it is, escaped bytes otherwise.
+    public var name: String { SSIDText.display(ssid) }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .ssid)
+        try c.encode(bssid, forKey: .bssid)
+        try c.encodeIfPresent(signalStrength, forKey: .signalStrength)
+        try c.encodeIfPresent(secure, forKey: .secure)
+    }
+}
+
+/// One Wi-Fi interface object's properties.
+public struct InterfaceSnapshot: Sendable, Encodable, Equatable {
+    public var path: ObjectPath
+    public var name: String
+    public var device: String
+    public var state: String
+    public var network: NetworkSummary?
+    public var helper: String
+    public var connectivity: String
+    public var portalURL: String
+    /// CLOCK_REALTIME seconds when the portal session ends; 0 when unknown.
+    public var sessionExpires: UInt64
+
+    enum CodingKeys: String, CodingKey {
+        case path, name, device, state, network, helper, connectivity, portalURL = "portal-url", sessionExpires = "session-expires"
+    }
+
+    public init(path: ObjectPath, properties p: [String: DBusValue]) {
+        self.path = path
+        name = p["Name"]?.string ?? ""
+        device = p["Device"]?.objectPath?.rawValue ?? ""
+        state = p["State"]?.string ?? ""
+        let n = NetworkSummary(p["Network"]?.varDict ?? [:])
+        network = n.isEmpty ? nil : n
+        helper = p["Helper"]?.string ?? ""
+        connectivity = p["Connectivity"]?.string ?? ""
+        portalURL = p["PortalUrl"]?.string ?? ""
+        sessionExpires = p["SessionExpires"].flatMap { v -> UInt64? in if case .uint64(let t) = v { return t }; return nil } ?? 0
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(path.rawValue, forKey: .path)
+        try c.encode(name, forKey: .name)
+        try c.encode(device, forKey: .device)
+        try c.encode(state, forKey: .state)
+        try c.encode(network, forKey: .network)
+        try c.encode(helper, forKey: .helper)
+        try c.encode(connectivity, forKey: .connectivity)
+        try c.encode(portalURL, forKey: .portalURL)
+        try c.encode(sessionExpires, forKey: .sessionExpires)
+    }
+}
+
+/// One entry of the annotated scan list (GetScanList).
+public struct ScanEntry: Sendable, Encodable, Equatable {
+    public var ssid: [UInt8]
+    public var bssid: String
+    public var strength: Double
+    public var secure: Bool
+    /// The claiming helper's display name ("" when no helper claimed the network).
+    public var displayName: String
+    public var hasPassword: Bool
+
+    enum CodingKeys: String, CodingKey { case ssid, bssid, strength, secure, displayName = "display-name", hasPassword = "has-password" }
+
+    public init(_ d: [String: DBusValue]) {
+        ssid = d["ssid"]?.byteArray ?? []
+        bssid = d["bssid"]?.string ?? ""
+        strength = d["strength"]?.double ?? 0
+        secure = d["secure"]?.bool ?? false
+        displayName = d["display-name"]?.string ?? ""
+        hasPassword = d["has-password"]?.bool ?? false
+    }
+
+    public var name: String { SSIDText.display(ssid) }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .ssid)
+        try c.encode(bssid, forKey: .bssid)
+        try c.encode(strength, forKey: .strength)
+        try c.encode(secure, forKey: .secure)
+        try c.encode(displayName, forKey: .displayName)
+        try c.encode(hasPassword, forKey: .hasPassword)
+    }
+}
+
+/// The answer of CheckConnectivity.
+public struct ConnectivityReport: Sendable, Encodable, Equatable {
+    public var connectivity: String
+    public var portalURL: String
+    public var reason: String
+    public var sessionExpires: UInt64
+
+    enum CodingKeys: String, CodingKey { case connectivity, portalURL = "portal-url", reason, sessionExpires = "session-expires" }
+
+    public init(_ d: [String: DBusValue]) {
+        connectivity = d["connectivity"]?.string ?? "unknown"
+        portalURL = d["portal-url"]?.string ?? ""
+        reason = d["reason"]?.string ?? ""
+        sessionExpires = d["session-expires"].flatMap { v -> UInt64? in if case .uint64(let t) = v.unwrapped { return t }; return nil } ?? 0
+    }
+}
+
+/// SSIDs are bytes; people read text.
+public enum SSIDText {
+    /// UTF-8 when the bytes are valid UTF-8 without control characters, otherwise printable
+    /// ASCII with other bytes written `\xNN`.
+    public static func display(_ bytes: [UInt8]) -> String {
+        if let s = String(validating: bytes, as: UTF8.self), !s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return s
+        }
+        return bytes.map { (0x20..<0x7F).contains($0) && $0 != 0x5C ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,125 @@
+import DBus
+import HotspotClient
+import HotspotProtocol
+
+/// Keeps one notification per interface that needs the user: posted on UIRequired (or at start
+/// for an interface already presenting UI), withdrawn when the interface leaves presenting-ui or
+/// the daemon stops. "Sign in" sends PresentUI and opens the sign-in page.
+actor SignInAgent {
+    /// The agent's name on the session bus: one agent per session.
+    static let busName: BusName = "org.freedesktop.NetworkManager.HotspotHelper.Agent"
+    static let actionKeys: Set<String> = ["sign-in", "default"]
+
+    let daemon: DaemonClient
+    let notifications: Notifications
+    let opener: PageOpener
+    let fallbackURL: String
+
+    private var byInterface: [ObjectPath: UInt32] = [:]
+    private var interfaceOf: [UInt32: ObjectPath] = [:]
+
+    init(daemon: DaemonClient, notifications: Notifications, opener: PageOpener, fallbackURL: String) {
+        self.daemon = daemon
+        self.notifications = notifications
+        self.opener = opener
+        self.fallbackURL = fallbackURL
+    }
+
+    /// Runs until the system bus connection ends; returns why.
+    func run() async throws -> String {
+        let events = try await daemon.events()
+        let actions = try await notifications.signals("ActionInvoked")
+        let closed = try await notifications.signals("NotificationClosed")
+        AgentLog.write("listening to hotspot-helperd on the system bus")
+        await catchUp()
+        let actionTask = Task {
+            for await s in actions {
+                guard s.body.count == 2, let id = s.body[0].uint32, let key = s.body[1].string else { continue }
+                await self.actionInvoked(id, key)
+            }
+        }
+        let closedTask = Task {
+            for await s in closed {
+                guard let id = s.body.first?.uint32 else { continue }
+                self.notificationClosed(id)
+            }
+        }
+        defer { actionTask.cancel(); closedTask.cancel() }
+        for await event in events { await handle(event) }
+        return "the system bus connection ended: \(await daemon.connection.disconnection())"
+    }
+
+    /// Interfaces already waiting for the user when the agent (or the daemon) starts.
+    private func catchUp() async {
+        guard let interfaces = try? await daemon.interfaces() else { return }
+        for i in interfaces where i.state == "presenting-ui" {
+            await notify(i.path, helper: i.helper, network: i.network?.name ?? "")
+        }
+    }
+
+    private func handle(_ event: DaemonEvent) async {
+        switch event {
+        case .uiRequired(let path, let helper, let network):
+            await notify(path, helper: helper, network: network.name)
+        case .propertiesChanged(let path, let interface, let changed):
+            guard interface == HotspotContract.interfaceInterface.rawValue, let state = changed["State"]?.string,
+                  state != "presenting-ui" else { return }
+            await withdraw(path, because: "the interface is now \(state)")
+        case .daemonStopped:
+            for path in byInterface.keys { await withdraw(path, because: "hotspot-helperd stopped") }
+        case .daemonStarted:
+            await catchUp()
+        case .commandCompleted:
+            break
+        }
+    }
+
+    private func notify(_ path: ObjectPath, helper: String, network: String) async {
+        let existing = byInterface[path] ?? 0
+        let name = network.isEmpty ? "this Wi-Fi network" : network
+        do {
+            let id = try await notifications.notify(
+                replacing: existing,
+                summary: "Sign in to \(name)",
+                body: "\(helper.isEmpty ? "A hotspot helper" : helper) needs you to sign in before \(name) can reach the internet.",
+                actions: [("default", "Sign in"), ("sign-in", "Sign in")],
+                hints: ["urgency": .byte(1), "category": .string("network"), "desktop-entry": .string("hotspot-helper-agent")])
+            if existing != 0 && existing != id { interfaceOf[existing] = nil }
+            byInterface[path] = id
+            interfaceOf[id] = path
+            AgentLog.write("notified: sign in to \(name) (notification \(id), \(path))")
+        } catch {
+            AgentLog.write("could not post a notification: \(error)")
+        }
+    }
+
+    private func withdraw(_ path: ObjectPath, because why: String) async {
+        guard let id = byInterface.removeValue(forKey: path) else { return }
+        interfaceOf[id] = nil
+        do {
+            try await notifications.close(id)
+            AgentLog.write("withdrew notification \(id): \(why)")
+        } catch {
+            AgentLog.write("could not withdraw notification \(id): \(error)")
+        }
+    }
+
+    private func notificationClosed(_ id: UInt32) {
+        guard let path = interfaceOf.removeValue(forKey: id) else { return }
+        byInterface[path] = nil
+    }
+
+    private func actionInvoked(_ id: UInt32, _ key: String) async {
+        guard Self.actionKeys.contains(key), let path = interfaceOf[id] else { return }
+        AgentLog.write("sign-in chosen for \(path)")
+        do {
+            try await daemon.presentUI(at: path)
+            AgentLog.write("PresentUI sent for \(path)")
+        } catch {
+            AgentLog.write("PresentUI failed: \(ClientFailure.classify(error).description)")
+        }
+        let snapshot = try? await daemon.interface(at: path)
+        let url = (snapshot?.portalURL).flatMap { $0.isEmpty ? nil : $0 } ?? fallbackURL
+        await opener.open(url, device: snapshot?.device)
+    }
+}

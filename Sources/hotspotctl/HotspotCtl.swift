@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import HotspotClient
+
+/// `hotspotctl`: the command line of the Hotspot Helper, in the spirit of nmcli.
+@main
+struct HotspotCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hotspotctl",
+        abstract: "Show and control the Hotspot Helper (hotspot-helperd).",
+        discussion: """
+        Talks to hotspot-helperd on the system bus (DBUS_SYSTEM_BUS_ADDRESS overrides the address). \
+        Human tables by default; --json prints JSON for scripts.
+
+        Exit status: 0 success; 1 error (the daemon refused, or something failed); 2 usage error; \
+        3 hotspot-helperd is not running (or the system bus is unreachable); 4 not authorized by polkit.
+        """,
+        version: "0.2.0",
+        subcommands: [Status.self, Networks.self, Helpers.self, Monitor.self, Check.self, Logoff.self, PresentUI.self, Forget.self],
+        defaultSubcommand: Status.self)
+
+    /// Parses, runs, and maps failures to the documented exit statuses (ArgumentParser's own
+    /// usage status 64 becomes 2, as for nmcli and most Unix tools).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as ClientFailure {
+            Output.error(failure.description)
+            Foundation.exit(failure.exitCode)
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                Output.error(fullMessage(for: error))
+                Foundation.exit(ExitStatus.usage)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// Options every subcommand takes.
+struct CommonOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON (one document; JSON Lines for monitor).")
+    var json = false
+
+    /// A client on the system bus, or the failure explaining why not.
+    func client() throws(ClientFailure) -> DaemonClient { try DaemonClient.system() }
+}
+
+/// Runs a request, turning every error into a classified ``ClientFailure``.
+func request<T>(_ body: () async throws -> T) async throws(ClientFailure) -> T {
+    do { return try await body() } catch { throw ClientFailure.classify(error) }
+}

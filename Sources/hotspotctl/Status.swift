@@ -1,0 +1,102 @@
+import ArgumentParser
+import HotspotClient
+
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show each Wi-Fi interface: state, network, helper, connectivity, portal and session expiry.")
+
+    @OptionGroup var options: CommonOptions
+
+    struct Document: Encodable {
+        var version: String
+        var status: String
+        var helpers: [HelperSnapshot]
+        var interfaces: [InterfaceSnapshot]
+    }
+
+    func run() async throws {
+        let client = try options.client()
+        let (manager, interfaces) = try await request {
+            let m = try await client.manager()
+            var list: [InterfaceSnapshot] = []
+            for path in m.interfaces { list.append(try await client.interface(at: path)) }
+            return (m, list)
+        }
+        if options.json {
+            print(Output.json(Document(version: manager.version, status: manager.status, helpers: manager.helpers, interfaces: interfaces)))
+            return
+        }
+        print("hotspot-helperd \(manager.version): \(manager.status), \(manager.helpers.count) helper\(manager.helpers.count == 1 ? "" : "s") registered")
+        guard !interfaces.isEmpty else {
+            print("no Wi-Fi interfaces")
+            return
+        }
+        let rows = interfaces.map { i in
+            [i.name, i.state, Output.dash(i.network?.name ?? ""), Output.dash(i.network?.bssid ?? ""), Output.dash(i.helper),
+             Output.dash(i.connectivity), Output.dash(i.portalURL), Output.expiry(i.sessionExpires)]
+        }
+        print(Output.table(["INTERFACE", "STATE", "NETWORK", "BSSID", "HELPER", "CONNECTIVITY", "PORTAL", "EXPIRES"], rows))
+    }
+}
+
+struct Helpers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the registered helpers.")
+
+    @OptionGroup var options: CommonOptions
+
+    func run() async throws {
+        let client = try options.client()
+        let helpers = try await request { try await client.manager().helpers }
+        if options.json {
+            print(Output.json(helpers))
+        } else if helpers.isEmpty {
+            print("no helpers registered")
+        } else {
+            print(Output.table(["IDENTIFIER", "NAME", "STATE"], helpers.map { [$0.identifier, $0.displayName, $0.state] }))
+        }
+    }
+}
+
+struct Networks: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the Wi-Fi networks in range, annotated by the helpers that claim them.",
+        discussion: "Needs the polkit action org.freedesktop.NetworkManager.HotspotHelper.read-scan-list (network names and access point addresses reveal where you are).")
+
+    @OptionGroup var options: CommonOptions
+
+    @Argument(help: "The interface (default: every Wi-Fi interface).")
+    var interface: String?
+
+    struct Row: Encodable {
+        var interface: String
+        var entry: ScanEntry
+        func encode(to encoder: any Encoder) throws {
+            try entry.encode(to: encoder)
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(interface, forKey: .interface)
+        }
+        enum Key: String, CodingKey { case interface }
+    }
+
+    func run() async throws {
+        let client = try options.client()
+        let rows: [Row] = try await request {
+            let targets = interface == nil ? try await client.interfaces() : [try await client.resolveInterface(interface)]
+            var rows: [Row] = []
+            for i in targets {
+                rows += try await client.scanList(at: i.path).sorted { $0.strength > $1.strength }.map { Row(interface: i.name, entry: $0) }
+            }
+            return rows
+        }
+        if options.json {
+            print(Output.json(rows))
+        } else if rows.isEmpty {
+            print("no Wi-Fi networks in range")
+        } else {
+            print(Output.table(["INTERFACE", "SSID", "BSSID", "SIGNAL", "SECURITY", "HELPER", "PASSWORD"], rows.map { r in
+                [r.interface, r.entry.name, r.entry.bssid, "\(Int((r.entry.strength * 100).rounded()))", r.entry.secure ? "secured" : "open",
+                 Output.dash(r.entry.displayName), r.entry.hasPassword ? "stored" : "--"]
+            }))
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import BusTestKit
+import DBus
+import Foundation
+import HotspotCore
+import HotspotProtocol
+import Testing
+
+extension DesktopTests {
+    /// hotspot-helper-agent between the daemon (on one private bus, as the system bus) and
+    /// python-dbusmock's notification_daemon (on a second private bus, as the session bus).
+    @Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs dbus-daemon and python3-dbusmock (apt-get install dbus python3-dbusmock)"))
+    struct AgentTests {
+        static let notificationsPath = "/org/freedesktop/Notifications"
+
+        /// The session side: a bus, the notification server mock, a connection, and a browser
+        /// stand-in that records the URLs it is asked to open.
+        struct Session {
+            let bus: PrivateBus
+            let notifications: DBusMock
+            let client: Connection
+            let opened: URL
+            let browser: URL
+
+            init() async throws {
+                bus = try await PrivateBus()
+                notifications = try await bus.startMock(template: "notification_daemon", waitFor: "org.freedesktop.Notifications")
+                client = try bus.connect()
+                let dir = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+                opened = dir.appendingPathComponent("opened")
+                browser = dir.appendingPathComponent("browser")
+                try "#!/bin/sh\necho \"$1\" >> '\(opened.path)'\n".write(to: browser, atomically: true, encoding: .utf8)
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser.path)
+            }
+
+            func calls(_ method: String) async throws -> [[DBusValue]] {
+                try await notifications.calls(client, path: AgentTests.notificationsPath).filter { $0.method == method }.map(\.args)
+            }
+
+            var openedURLs: [String] { ((try? String(contentsOf: opened, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        }
+
+        func startAgent(_ d: Desktop, _ s: Session, _ extra: [String] = []) async throws -> ManagedProcess {
+            let agent = try ManagedProcess.launch(TestKitPaths.product("hotspot-helper-agent").path, ["--browser", s.browser.path] + extra,
+                                                  environment: ["DBUS_SYSTEM_BUS_ADDRESS": d.bus.address, "DBUS_SESSION_BUS_ADDRESS": s.bus.address])
+            #expect(await agent.waitForOutput(containing: "listening to hotspot-helperd", timeout: .seconds(20)), "\(agent.output)")
+            return agent
+        }
+
+        @Test func uiRequiredPostsOneNotificationAndSignInPresentsUIOpensThePageAndWithdrawsIt() async throws {
+            let d = try await Desktop()
+            let s = try await Session()
+            let agent = try await startAgent(d, s)
+            let received = Kept<CommandType>()
+            try await d.helper("Portal", confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success], received: received)
+            try await d.join("CityFree", accessPoint: "ap1")
+            try await d.waitFor("presenting-ui")
+            #expect(await agent.waitForOutput(containing: "notified: sign in to CityFree"), "\(agent.output)")
+
+            let notes = try await s.calls("Notify")
+            try #require(notes.count == 1, "\(notes)")
+            let note = notes[0]
+            #expect(note[0] == .string("Hotspot Helper"))
+            #expect(note[3] == .string("Sign in to CityFree"))
+            #expect(note[4].string?.contains("Portal") == true)
+            let actions = note[5].strings ?? []
+            #expect(actions.contains("sign-in"), "\(actions)")
+            #expect(actions.count % 2 == 0)
+            #expect(note[6].varDict?["desktop-entry"] == .string("hotspot-helper-agent"))
+            #expect(received.all.contains(.presentUI) == false)
+
+            // The user clicks "Sign in": the notification server emits ActionInvoked(id, "sign-in").
+            let id: UInt32 = 1
+            try await s.notifications.mockCall(s.client, path: Self.notificationsPath, "EmitSignal", [
+                "org.freedesktop.Notifications", "ActionInvoked", "us", .array(element: .variant, [.variant(.uint32(id)), .variant("sign-in")]),
+            ])
+            try await d.waitFor("authenticated")
+            #expect(received.all.contains(.presentUI))
+            #expect(await agent.waitForOutput(containing: "withdrew notification 1"), "\(agent.output)")
+            let closes = try await s.calls("CloseNotification")
+            #expect(closes.count == 1 && closes.first?.first?.integer == 1, "\(closes)")
+            try await waitUntil("the browser opens the sign-in page") { !s.openedURLs.isEmpty }
+            #expect(s.openedURLs == ["http://nmcheck.gnome.org/"], "\(s.openedURLs)")
+            #expect(try await s.calls("Notify").count == 1)
+            #expect(agent.isRunning)
+            agent.send(SIGTERM)
+            #expect(await agent.waitForExit() == 0)
+        }
+
+        @Test func gnomesPortalHelperOpensThePageWhenItIsOnTheSessionBus() async throws {
+            let d = try await Desktop()
+            let s = try await Session()
+            let portal = try await s.bus.startMock(name: "org.gnome.Shell.PortalHelper", path: "/org/gnome/Shell/PortalHelper", interface: "org.gnome.Shell.PortalHelper")
+            try await portal.addMethod(s.client, path: "/org/gnome/Shell/PortalHelper", interface: "org.gnome.Shell.PortalHelper", name: "Authenticate",
+                                       inSignature: "osu", outSignature: "", code: "")
+            let agent = try await startAgent(d, s, ["--fallback-url", "http://portal.example/"])
+            try await d.helper("Portal", confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success])
+            try await d.join("CityFree", accessPoint: "ap1")
+            try await d.waitFor("presenting-ui")
+            #expect(await agent.waitForOutput(containing: "notified"), "\(agent.output)")
+            try await s.notifications.mockCall(s.client, path: Self.notificationsPath, "EmitSignal", [
+                "org.freedesktop.Notifications", "ActionInvoked", "us", .array(element: .variant, [.variant(.uint32(1)), .variant("default")]),
+            ])
+            #expect(await agent.waitForOutput(containing: "opened http://portal.example/ in GNOME's portal helper"), "\(agent.output)")
+            let calls = try await portal.calls(s.client, path: "/org/gnome/Shell/PortalHelper").filter { $0.method == "Authenticate" }
+            #expect(calls.count == 1)
+            #expect(calls.first?.args[1] == .string("http://portal.example/"), "\(calls)")
+            #expect(s.openedURLs.isEmpty)
+        }
+
+        @Test func anAgentStartedLateNotifiesForAnInterfaceAlreadyWaitingAndOnlyOneAgentRunsPerSession() async throws {
+            let d = try await Desktop()
+            let s = try await Session()
+            try await d.helper("Portal", confidence: .high, results: [.authenticate: .uiRequired])
+            try await d.join("CityFree", accessPoint: "ap1")
+            try await d.waitFor("presenting-ui")
+            let agent = try await startAgent(d, s)
+            #expect(await agent.waitForOutput(containing: "notified: sign in to CityFree"), "\(agent.output)")
+            #expect(try await s.calls("Notify").count == 1)
+
+            let second = try await ManagedProcess.run(TestKitPaths.product("hotspot-helper-agent").path, [],
+                                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": d.bus.address, "DBUS_SESSION_BUS_ADDRESS": s.bus.address])
+            #expect(second.status == 0)
+            #expect(second.stderr.contains("another hotspot-helper-agent already runs"), "\(second.stderr)")
+
+            // The network going away withdraws the notification.
+            _ = try await d.nm.mockCall(d.client, path: Desktop.nmPath, "SetDeviceDisconnected", [.string(d.device)])
+            #expect(await agent.waitForOutput(containing: "withdrew notification"), "\(agent.output)")
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import BusTestKit
+import DBus
+import Foundation
+import HotspotCore
+import HotspotHelperKit
+import HotspotProtocol
+import Synchronization
+import Testing
+
+/// A private bus with python-dbusmock's NetworkManager (one Wi-Fi device, three access points),
+/// the daemon as a subprocess, and helpers in this process answering as scripted; the pattern
+/// of Tests/DaemonTests/Scenario.swift, for driving hotspotctl and the agent.
+struct Desktop {
+    static let nmPath = "/org/freedesktop/NetworkManager"
+    let bus: PrivateBus
+    let nm: DBusMock
+    let daemon: DaemonProcess
+    let client: Connection
+    let device: String
+    let helpers = Kept<HotspotHelper>()
+
+    init() async throws {
+        bus = try await PrivateBus()
+        nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+        client = try bus.connect()
+        let device = try await nm.mockCall(client, path: Self.nmPath, "AddWiFiDevice", ["wlan0", "wlan0", .int32(30)]).first?.string ?? ""
+        for (name, ssid, bssid, secure) in [("ap1", "CityFree", "0A:00:00:00:00:01", false), ("ap2", "CoffeeShop", "0A:00:00:00:00:02", true),
+                                            ("ap3", "Library", "0A:00:00:00:00:03", false)] {
+            _ = try await nm.mockCall(client, path: Self.nmPath, "AddAccessPoint", [.string(device), .string(name), .string(ssid), .string(bssid),
+                                                                                      .uint32(2), .uint32(2412), .uint32(54000), .byte(70),
+                                                                                      .uint32(secure ? 0x100 : 0)])
+        }
+        try await nm.addDisconnect(client, device: device)
+        try await nm.addAgentManager(client)
+        self.device = device
+        daemon = try await DaemonProcess.start(on: bus, settings: ["command-timeout": "2", "filter-interval": "0.2", "maintain-interval": "300"])
+        try await waitUntil("the daemon publishes wlan0") {
+            let paths = try await client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
+                                              interface: "org.freedesktop.DBus.Properties", member: "Get",
+                                              body: [.string(HotspotContract.managerInterface.rawValue), "Interfaces"]).first?.unwrapped.objectPaths ?? []
+            return paths.contains(HotspotContract.interfacePath(1))
+        }
+    }
+
+    /// Joins `ssid` through access point `ap` (a saved profile is created).
+    func join(_ ssid: String, accessPoint ap: String) async throws {
+        let name = ssid.lowercased()
+        _ = try await nm.mockCall(client, path: Self.nmPath, "AddWiFiConnection", [.string(device), .string(name), .string(ssid), ""])
+        _ = try await nm.mockCall(client, path: Self.nmPath, "AddActiveConnection", [
+            .strings([device]), .string("/org/freedesktop/NetworkManager/Settings/\(name)"),
+            .string("/org/freedesktop/NetworkManager/AccessPoint/\(ap)"), .string("active\(Int.random(in: 0..<1_000_000))"), .uint32(2)])
+    }
+
+    func state() async throws -> String {
+        try await client.call(destination: HotspotContract.busName, path: HotspotContract.interfacePath(1), interface: "org.freedesktop.DBus.Properties",
+                              member: "Get", body: [.string(HotspotContract.interfaceInterface.rawValue), "State"]).first?.unwrapped.string ?? ""
+    }
+
+    func waitFor(_ wanted: String) async throws {
+        try await waitUntil("State becomes \(wanted)\n--- daemon log ---\n\(daemon.log.suffix(3000))") { try await state() == wanted }
+    }
+
+    /// Registers an in-process helper: `confidence` to evaluate, `results` per command, claims
+    /// for filter-scan-list (SSID → password or nil).
+    @discardableResult
+    func helper(_ name: String, confidence: Confidence, results: [CommandType: CommandResult] = [:], claims: [String: String?] = [:],
+                received: Kept<CommandType>? = nil) async throws -> HotspotHelper {
+        let c = try bus.connect()
+        let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: name, identifier: "test.\(name)"), connection: c) { command in
+            received?.keep(command.commandType)
+            switch command.commandType {
+            case .evaluate:
+                command.network?.setConfidence(confidence)
+                let r = command.createResponse(.success)
+                if let n = command.network { r.setNetwork(n) }
+                r.deliver()
+            case .filterScanList:
+                let claimed = (command.networkList ?? []).filter { n in
+                    guard let entry = claims[n.ssid] else { return false }
+                    n.setConfidence(.high)
+                    if let password = entry { n.setPassword(password) }
+                    return true
+                }
+                let r = command.createResponse(.success)
+                r.setNetworkList(claimed)
+                r.deliver()
+            default:
+                command.createResponse(results[command.commandType] ?? .success).deliver()
+            }
+        }
+        helpers.keep(h)
+        return h
+    }
+
+    /// Runs hotspotctl against this bus.
+    func ctl(_ arguments: [String]) async throws -> ManagedProcess.Result {
+        try await bus.run(TestKitPaths.product("hotspotctl").path, arguments)
+    }
+
+    /// Runs hotspotctl as nobody (needs root and setpriv).
+    func ctlAsNobody(_ arguments: [String]) async throws -> ManagedProcess.Result {
+        try await bus.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", TestKitPaths.product("hotspotctl").path] + arguments)
+    }
+}
+
+/// Keeps values (helpers, received commands) for a test's lifetime, across tasks.
+final class Kept<T: Sendable>: Sendable {
+    private let list = Mutex<[T]>([])
+    func keep(_ v: T) { list.withLock { $0.append(v) } }
+    var all: [T] { list.withLock { $0 } }
+}
+
+/// Polls `condition` until it holds; generous deadline, since tests run in parallel on 2 cores.
+func waitUntil(_ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw TestKitError.timeout(what)
+}
+
+/// Parses JSON output.
+func json(_ text: String) throws -> Any {
+    try JSONSerialization.jsonObject(with: Data(text.utf8))
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds hotspot-helper_VERSION_ARCH.deb from the tree: `make install` into a staging root,
+# DEBIAN/ control files from packaging/debian, dependencies from dpkg-shlibdeps, dpkg-deb.
+# Called by `make deb` (VERSION, DEB_DIR, DEB_COMPRESS, BUILT_PRODUCTS come from there).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VERSION=${VERSION:-0.2.0}
+DEB_DIR=${DEB_DIR:-debian-build}
+DEB_COMPRESS=${DEB_COMPRESS:-xz}
+BUILT_PRODUCTS=${BUILT_PRODUCTS:-.build-release/release}
+ARCH=$(dpkg --print-architecture)
+ROOT="$DEB_DIR/root"
+DEB="$DEB_DIR/hotspot-helper_${VERSION}_${ARCH}.deb"
+
+command -v dpkg-deb >/dev/null || { echo "build-deb: dpkg-deb is missing (apt-get install dpkg)" >&2; exit 1; }
+rm -rf "$ROOT"
+mkdir -p "$ROOT/DEBIAN"
+make --no-print-directory install SKIP_BUILD=1 DESTDIR="$ROOT" PREFIX=/usr BUILT_PRODUCTS="$BUILT_PRODUCTS" >/dev/null
+
+# Debian wants the changelog beside the copyright, compressed, and stripped binaries.
+gzip -9 -n -c packaging/debian/changelog > "$ROOT/usr/share/doc/hotspot-helper/changelog.gz"
+chmod 0644 "$ROOT/usr/share/doc/hotspot-helper/changelog.gz"
+if command -v strip >/dev/null; then
+    strip --remove-section=.comment --remove-section=.note --strip-unneeded \
+        "$ROOT/usr/libexec/hotspot-helperd" "$ROOT/usr/bin/hotspotctl" "$ROOT/usr/bin/hotspot-helper-agent"
+fi
+
+# Shared-library dependencies as dpkg-shlibdeps finds them (libdbus-1-3, libglib2.0-0, libcurl4,
+# libc6, libstdc++6, libgcc-s1); the list below is the floor when it cannot run.
+SHLIBS="libc6, libdbus-1-3, libglib2.0-0, libcurl4"
+if command -v dpkg-shlibdeps >/dev/null; then
+    work=$(mktemp -d)
+    mkdir -p "$work/debian"
+    printf 'Source: hotspot-helper\n\nPackage: hotspot-helper\nArchitecture: any\n' > "$work/debian/control"
+    root_abs=$(cd "$ROOT" && pwd)
+    binaries=("$root_abs/usr/libexec/hotspot-helperd" "$root_abs/usr/bin/hotspotctl" "$root_abs/usr/bin/hotspot-helper-agent")
+    if found=$(cd "$work" && dpkg-shlibdeps --ignore-missing-info -O "${binaries[@]}" 2>/dev/null); then
+        found=${found#shlibs:Depends=}
+        [ -n "$found" ] && SHLIBS="$found"
+        for must in libdbus-1-3 libglib2.0-0 libcurl4; do
+            case "$SHLIBS" in *"$must"*) ;; *) SHLIBS="$SHLIBS, $must" ;; esac
+        done
+    fi
+    rm -rf "$work"
+fi
+
+SIZE=$(du -sk --exclude=DEBIAN "$ROOT" | cut -f1)
+sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$ARCH/" -e "s/@SIZE@/$SIZE/" -e "s/@SHLIBS@/$SHLIBS/" \
+    packaging/debian/control.in > "$ROOT/DEBIAN/control"
+install -m 0644 packaging/debian/conffiles "$ROOT/DEBIAN/conffiles"
+install -m 0755 packaging/debian/postinst packaging/debian/prerm packaging/debian/postrm "$ROOT/DEBIAN/"
+(cd "$ROOT" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | sort | xargs -d '\n' md5sum) > "$ROOT/DEBIAN/md5sums"
+chmod 0644 "$ROOT/DEBIAN/md5sums"
+
+dpkg-deb --root-owner-group -Z"$DEB_COMPRESS" --build "$ROOT" "$DEB" >/dev/null
+echo "$DEB"
+if command -v lintian >/dev/null && [ -z "${NO_LINTIAN:-}" ]; then
+    lintian --info --display-info "$DEB" || true
+fi
