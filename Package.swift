@@ -52,9 +52,12 @@ let package = Package(
         // commands and responses (dbus/org.freedesktop.NetworkManager.HotspotHelper.xml).
         .target(name: "HotspotProtocol", dependencies: ["DBus", "HotspotCore"], swiftSettings: strict),
 
+        // The built-in helpers (profiles, portal), registered by the daemon like any other helper.
+        .target(name: "BuiltInHelpers", dependencies: ["HotspotHelperKit", "HotspotCore", "Connectivity", "CGLib"], swiftSettings: strict),
+
         // The daemon: wiring core and adapters, the D-Bus API, helpers, persistence, configuration.
         .target(name: "HotspotDaemon", dependencies: [
-            "DBus", "HotspotCore", "HotspotProtocol", "NetworkManager", "Connectivity", "CGLib",
+            "DBus", "HotspotCore", "HotspotProtocol", "NetworkManager", "Connectivity", "CGLib", "BuiltInHelpers", "HotspotHelperKit",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
 
@@ -86,6 +89,11 @@ let package = Package(
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),
         .testTarget(name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "PortalSimulator", "BusTestKit"], swiftSettings: strict),
+        // Built-in helpers and connectivity through the daemon: profiles, sign-in, portal simulator end to end.
+        .testTarget(name: "BuiltInHelperTests", dependencies: [
+            "BuiltInHelpers", "HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "Connectivity", "PortalSimulator",
+            "DBus", "BusTestKit",
+        ], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "BusTestKit"], swiftSettings: strict),
     ]
 )
