@@ -78,7 +78,7 @@ let package = Package(
             "PortalSimulator", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "hotspot-demo", dependencies: [
-            "BusTestKit", "DBus", "HotspotProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "BusTestKit", "DBus", "HotspotProtocol", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "daemon-benchmark", dependencies: [
             "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
