@@ -83,6 +83,7 @@ let package = Package(
         .executableTarget(name: "daemon-benchmark", dependencies: [
             "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
         ], swiftSettings: strict),
+        .executableTarget(name: "profiles-benchmark", dependencies: ["BuiltInHelpers", "HotspotCore", "BusTestKit"], swiftSettings: strict),
         .executableTarget(name: "dbus-benchmark", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),

@@ -160,3 +160,57 @@ struct SignInEndToEndTests {
         #expect(s.daemon.process.isRunning)
     }
 }
+
+/// The no-leak rule extended to portal credentials: no property, signal or log line carries a
+/// profile's WISPr password, form field value or Wi-Fi password.
+@Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs dbus-daemon and python3-dbusmock; skipped"))
+struct PortalCredentialsNoLeakTests {
+    @Test func noPropertySignalOrLogCarriesAPortalCredential() async throws {
+        let secrets = ["wispr-pw-secret-7", "form-field-secret-8", "wifi-pass-secret-9"]
+        let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .wispr, username: "roamer", password: secrets[0]),
+                                               profile: """
+                                                   [CityFree]
+                                                   ssid=CityFree
+                                                   sign-in=wispr
+                                                   username=roamer
+                                                   user-password=\(secrets[0])
+                                                   [Office]
+                                                   ssid=Office
+                                                   password=\(secrets[2])
+                                                   sign-in=form
+                                                   form-field-pin=\(secrets[1])
+                                                   """)
+        defer { Task { await s.stop() } }
+        let everything = try await s.client.signals(matching: MatchRule(sender: try BusName("org.freedesktop.NetworkManager.HotspotHelper"),
+                                                                        interface: "org.freedesktop.DBus.Properties"))
+        let manager = try await s.client.signals(matching: MatchRule(interface: "org.freedesktop.NetworkManager.HotspotHelper"))
+        let collected = Task { () -> String in
+            var text = ""
+            await withTaskGroup(of: String.self) { group in
+                group.addTask { var t = ""; for await sig in everything { t += "\(sig.body)" }; return t }
+                group.addTask { var t = ""; for await sig in manager { t += "\(sig.body)" }; return t }
+                for await part in group { text += part }
+            }
+            return text
+        }
+        try await s.join("CityFree")
+        try await s.waitFor(state: "authenticated", connectivity: "full")
+        let props = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: "org.freedesktop.DBus.Properties",
+                                            member: "GetAll", body: [.string(HotspotContract.interfaceInterface.rawValue)])
+        let managerProps = try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
+                                                   interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+                                                   body: [.string(HotspotContract.managerInterface.rawValue)])
+        let scan = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
+                                           member: "GetScanList")
+        try await Task.sleep(for: .milliseconds(300))
+        collected.cancel()
+        let signals = await collected.value
+        for secret in secrets {
+            #expect(!s.daemon.log.contains(secret), "the daemon logged \(secret)")
+            #expect(!"\(props)\(managerProps)\(scan)".contains(secret), "a property carried \(secret)")
+            #expect(!signals.contains(secret), "a signal carried \(secret)")
+            #expect(!s.sim.events().contains { $0.detail.contains(secret) })
+        }
+        #expect(signals.contains("full"), "the signals were collected")
+    }
+}
