@@ -7,7 +7,9 @@ import Testing
 
 /// Every simulator mode signed into (or correctly refused) through the daemon, its built-in
 /// helpers and the mock NetworkManager, on loopback (`bind-interface=false`).
-@Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs dbus-daemon and python3-dbusmock; skipped"))
+// Serialized: each test runs a bus, a mock NetworkManager, a daemon and a simulator; one at a time
+// keeps the timing-sensitive suites elsewhere honest on 2 cores.
+@Suite(.serialized, .enabled(if: TestEnvironment.hasDBusMock, "needs dbus-daemon and python3-dbusmock; skipped"))
 struct SignInEndToEndTests {
     static let clickThroughProfile = "[CityFree]\nssid=CityFree\ndisplay-name=City Free Wi-Fi\nsign-in=click-through\n"
 
