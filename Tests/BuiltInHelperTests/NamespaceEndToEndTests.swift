@@ -12,17 +12,19 @@ import Testing
 /// default route is online, and the profile helper signs in over the Wi-Fi link. The bus has a
 /// path-based socket (abstract sockets do not cross namespaces). Only addresses inside the test's
 /// namespaces are used; they are removed always.
-@Suite(.serialized, .enabled(if: DaemonLab.canRun && TestEnvironment.hasDBusMock, "needs root, iproute2 and python3-dbusmock; skipped"))
-struct NamespaceEndToEndTests {
-    @Test func theDaemonSeesThePortalOnTheWifiLinkAndSignsInThroughIt() async throws {
-        let lab = try await DaemonLab.create()
-        do {
-            try await lab.run()
-        } catch {
+extension DaemonEndToEnd {
+    @Suite(.serialized, .enabled(if: DaemonLab.canRun && TestEnvironment.hasDBusMock, "needs root, iproute2 and python3-dbusmock; skipped"))
+    struct NamespaceEndToEndTests {
+        @Test func theDaemonSeesThePortalOnTheWifiLinkAndSignsInThroughIt() async throws {
+            let lab = try await DaemonLab.create()
+            do {
+                try await lab.run()
+            } catch {
+                await lab.destroy()
+                throw error
+            }
             await lab.destroy()
-            throw error
         }
-        await lab.destroy()
     }
 }
 

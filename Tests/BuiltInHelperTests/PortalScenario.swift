@@ -164,3 +164,8 @@ struct PortalScenario {
                               member: "CheckConnectivity").first?.varDict ?? [:]
     }
 }
+
+/// Every end-to-end suite of this target, one test at a time: each runs a bus, a mock
+/// NetworkManager, a daemon and a simulator, and the timing-sensitive suites elsewhere must stay
+/// honest on 2 cores.
+@Suite(.serialized) struct DaemonEndToEnd {}
