@@ -28,6 +28,7 @@ bench: deps
 	.build/release/dbus-benchmark
 	.build/release/daemon-benchmark
 	.build/release/hotspot-portal-sim benchmark
+	.build/release/profiles-benchmark
 
 demo: deps
 	$(SWIFT) build --product hotspot-helperd

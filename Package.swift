@@ -55,9 +55,12 @@ let package = Package(
         // commands and responses (dbus/org.freedesktop.NetworkManager.HotspotHelper.xml).
         .target(name: "HotspotProtocol", dependencies: ["DBus", "HotspotCore"], swiftSettings: strict),
 
+        // The built-in helpers (profiles, portal), registered by the daemon like any other helper.
+        .target(name: "BuiltInHelpers", dependencies: ["HotspotHelperKit", "HotspotCore", "Connectivity", "CGLib"], swiftSettings: strict),
+
         // The daemon: wiring core and adapters, the D-Bus API, helpers, persistence, configuration.
         .target(name: "HotspotDaemon", dependencies: [
-            "DBus", "HotspotCore", "HotspotProtocol", "NetworkManager", "Connectivity", "CGLib",
+            "DBus", "HotspotCore", "HotspotProtocol", "NetworkManager", "Connectivity", "CGLib", "BuiltInHelpers", "HotspotHelperKit",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
 
@@ -78,7 +81,7 @@ let package = Package(
             "PortalSimulator", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "hotspot-demo", dependencies: [
-            "BusTestKit", "DBus", "HotspotProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "BusTestKit", "DBus", "HotspotProtocol", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         // Fuzz targets for everything the daemon parses, and their driver.
         .target(name: "FuzzTargets", dependencies: ["DBus", "HotspotCore", "HotspotProtocol", "HotspotDaemon", "NetworkManager", "Connectivity"],
@@ -87,6 +90,7 @@ let package = Package(
         .executableTarget(name: "daemon-benchmark", dependencies: [
             "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
         ], swiftSettings: strict),
+        .executableTarget(name: "profiles-benchmark", dependencies: ["BuiltInHelpers", "HotspotCore", "BusTestKit"], swiftSettings: strict),
         .executableTarget(name: "dbus-benchmark", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
 
         // Desktop and distribution (issue 6): a client of the daemon's D-Bus API shared by
@@ -108,6 +112,11 @@ let package = Package(
         .testTarget(name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "PortalSimulator", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "BusTestKit"], swiftSettings: strict),
+        // Built-in helpers and connectivity through the daemon: profiles, sign-in, portal simulator end to end.
+        .testTarget(name: "BuiltInHelperTests", dependencies: [
+            "BuiltInHelpers", "HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "Connectivity", "PortalSimulator",
+            "DBus", "BusTestKit",
+        ], swiftSettings: strict),
         .testTarget(name: "DaemonTests", dependencies: ["HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "BusTestKit"], swiftSettings: strict),
     ]
 )

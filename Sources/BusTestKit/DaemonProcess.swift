@@ -11,16 +11,26 @@ public final class DaemonProcess: Sendable {
 
     /// Writes a configuration (`[daemon]` keys such as `command-timeout`), starts the daemon and
     /// waits until it owns its bus name.
-    public static func start(on bus: PrivateBus, settings: [String: String] = [:], stateDirectory: URL? = nil,
-                             logLevel: String = "debug") async throws -> DaemonProcess {
+    ///
+    /// Without `connectivity` (the `[connectivity]` keys) the daemon neither probes nor starts its
+    /// built-in helpers, so no test sends traffic anywhere by accident; tests that want them pass
+    /// probes pointing at a simulator.
+    public static func start(on bus: PrivateBus, settings: [String: String] = [:], connectivity: [String: String]? = nil,
+                             stateDirectory: URL? = nil, logLevel: String = "debug",
+                             prefix: [String] = []) async throws -> DaemonProcess {
         let dir = stateDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-state-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let config = dir.deletingLastPathComponent().appendingPathComponent("hotspot-\(UUID().uuidString).conf")
         var text = "[daemon]\nstate-dir=\(dir.path)\n"
-        for (k, v) in settings.sorted(by: { $0.key < $1.key }) { text += "\(k)=\(v)\n" }
+        var daemonSettings = settings
+        if connectivity == nil, daemonSettings["builtin-helpers"] == nil { daemonSettings["builtin-helpers"] = "" }
+        for (k, v) in daemonSettings.sorted(by: { $0.key < $1.key }) { text += "\(k)=\(v)\n" }
+        text += "[connectivity]\n"
+        for (k, v) in (connectivity ?? ["enabled": "false"]).sorted(by: { $0.key < $1.key }) { text += "\(k)=\(v)\n" }
         try text.write(to: config, atomically: true, encoding: .utf8)
-        let p = try ManagedProcess.launch(TestKitPaths.product("hotspot-helperd").path, ["--config", config.path, "--log-level", logLevel],
-                                          environment: bus.environment, name: "hotspot-helperd")
+        let daemon = [TestKitPaths.product("hotspot-helperd").path, "--config", config.path, "--log-level", logLevel]
+        let command = prefix + daemon
+        let p = try ManagedProcess.launch(command[0], Array(command.dropFirst()), environment: bus.environment, name: "hotspot-helperd")
         do {
             try await bus.waitForName(busName)
         } catch {

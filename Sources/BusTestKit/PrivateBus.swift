@@ -10,6 +10,9 @@ public enum TestKitPaths {
 
     public static var busConfig: URL { repositoryRoot.appendingPathComponent("Tests/bus/test-bus.conf") }
 
+    /// The same bus with a path-based socket, reachable from other network namespaces.
+    public static var pathBusConfig: URL { repositoryRoot.appendingPathComponent("Tests/bus/test-bus-path.conf") }
+
     /// The directory holding the built products (beside the running test bundle).
     public static var productsDirectory: URL {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -46,11 +49,13 @@ public final class PrivateBus: Sendable {
     public let address: String
     public let process: ManagedProcess
 
-    /// Starts `dbus-daemon` with the test configuration and waits for its address.
-    public init() async throws {
+    /// Starts `dbus-daemon` with the test configuration and waits for its address. With
+    /// `pathSocket`, the bus listens on a socket file instead of an abstract socket, so processes
+    /// in other network namespaces (`ip netns exec`) can connect.
+    public init(pathSocket: Bool = false) async throws {
         process = try ManagedProcess.launch(
             "/usr/bin/dbus-daemon",
-            ["--config-file=\(TestKitPaths.busConfig.path)", "--print-address=1", "--nofork", "--nopidfile"],
+            ["--config-file=\(pathSocket ? TestKitPaths.pathBusConfig.path : TestKitPaths.busConfig.path)", "--print-address=1", "--nofork", "--nopidfile"],
             name: "dbus-daemon")
         guard let line = await process.waitForFirstStdoutLine(timeout: .seconds(10)), line.hasPrefix("unix:") else {
             process.stop()

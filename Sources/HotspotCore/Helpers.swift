@@ -30,6 +30,15 @@ public struct RegisteredHelper: Hashable, Sendable {
     /// Increases with every registration; a helper that re-registers goes to the back.
     public let registrationOrder: UInt64
 
+    /// A registered helper as the registry makes it (public for benchmarks and tools that drive
+    /// ``ScanListAnnotator`` directly).
+    public init(identifier: HelperID, displayName: String, commands: Set<CommandType>, registrationOrder: UInt64) {
+        self.identifier = identifier
+        self.displayName = displayName
+        self.commands = commands
+        self.registrationOrder = registrationOrder
+    }
+
     /// Whether the helper takes part in evaluation (and so in the state machine).
     public var evaluatesNetworks: Bool { commands.contains(.evaluate) }
 

@@ -99,6 +99,10 @@ public struct HotspotCoordinator: Sendable {
             }
         case .forgetNetwork(let ssid):
             forget(ssid, effects: &effects)
+        case .sessionExpiryLearned(let interface, let expiry):
+            withMachine(interface, creating: false) { machine, context in
+                machine.sessionExpiryLearned(expiry, now: now, context: &context, effects: &effects)
+            }
         }
         if context.persistentStateChanged {
             context.persistentStateChanged = false

@@ -27,13 +27,17 @@ public struct ScanClaim: Hashable, Sendable {
     public var confidence: Confidence
     /// A password the system may use to join the network.
     public var password: Password?
+    /// The name to show beside this network instead of the helper's display name (a profile's
+    /// name for its network); nil for the helper's.
+    public var displayName: String?
 
     /// Creates a claim.
-    public init(ssid: SSID, bssid: String? = nil, confidence: Confidence, password: Password? = nil) {
+    public init(ssid: SSID, bssid: String? = nil, confidence: Confidence, password: Password? = nil, displayName: String? = nil) {
         self.ssid = ssid
         self.bssid = bssid
         self.confidence = confidence
         self.password = password
+        self.displayName = displayName
     }
 }
 
@@ -110,4 +114,10 @@ public enum HotspotEvent: Hashable, Sendable {
     /// The user forgets a network: its cache entries, the exclusions on it and the autoconnect the
     /// core switched off for it are all cleared.
     case forgetNetwork(SSID)
+    /// The daemon learned when the interface's captive-portal session ends (RFC 8908
+    /// `seconds-remaining`). While authenticated with a chosen helper, the maintain timer is moved
+    /// earlier so that maintain runs before the session ends: `lead` = min(60 s, max(2 s, 25 % of
+    /// the remaining time)) before it, never sooner than 0.5 s from now. A later expiry never delays
+    /// an armed maintain; in any other state the event changes nothing.
+    case sessionExpiryLearned(InterfaceID, at: Instant)
 }

@@ -23,6 +23,8 @@ public struct InterfaceMachine: Sendable {
     public private(set) var state: HotspotState = .inactive
     /// The pending maintain timer, armed exactly while authenticated with a chosen helper.
     public private(set) var maintainTimer: TimerID?
+    /// When the pending maintain timer fires (nil while none is armed).
+    public private(set) var maintainDue: Instant?
 
     var association: Association?
     var arbiter: HelperArbiter?
@@ -173,6 +175,7 @@ extension InterfaceMachine {
         case .maintain:
             guard timer == maintainTimer, state == .authenticated, association?.chosenHelper != nil else { return }
             maintainTimer = nil
+            maintainDue = nil
             enterMaintaining(now: now, context: &context, effects: &effects)
         case .commandDeadline(let token):
             let armed = outstanding[token]?.deadlineTimer ?? scanList.outstanding[token]?.deadlineTimer
@@ -276,6 +279,20 @@ extension InterfaceMachine {
         case .inactive, .failure:
             return
         }
+    }
+
+    /// The session ends at `expiry`: maintain must come before it.
+    mutating func sessionExpiryLearned(_ expiry: Instant, now: Instant, context: inout CoreContext, effects: inout [HotspotEffect]) {
+        guard state == .authenticated, association?.chosenHelper != nil, let due = maintainDue else { return }
+        let remaining = expiry - now
+        let lead = min(.seconds(60), max(.seconds(2), remaining / 4))
+        let target = max(now + .milliseconds(500), expiry + (.zero - lead))
+        guard target < due else { return }
+        cancelMaintainTimer(&effects)
+        let timer = context.makeTimer(.maintain, on: interface)
+        maintainTimer = timer
+        maintainDue = target
+        effects.append(.armTimer(timer, at: target))
     }
 
     /// The user forgot a network: exclusions on it no longer hold.
@@ -521,12 +538,14 @@ extension InterfaceMachine {
         cancelMaintainTimer(&effects)
         let timer = context.makeTimer(.maintain, on: interface)
         maintainTimer = timer
+        maintainDue = now + context.configuration.maintainInterval
         effects.append(.armTimer(timer, at: now + context.configuration.maintainInterval))
     }
 
     private mutating func cancelMaintainTimer(_ effects: inout [HotspotEffect]) {
         if let maintainTimer { effects.append(.cancelTimer(maintainTimer)) }
         maintainTimer = nil
+        maintainDue = nil
     }
 
     func publish(_ context: CoreContext, _ effects: inout [HotspotEffect]) {

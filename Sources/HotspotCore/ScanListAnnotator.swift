@@ -2,7 +2,7 @@
 public struct ScanAnnotation: Hashable, Sendable {
     /// The helper whose claim won.
     public let helper: HelperID
-    /// The name shown beside the network (the helper's display name).
+    /// The name shown beside the network: the claim's display name, else the helper's.
     public let displayName: String
     /// The helper's confidence.
     public let confidence: Confidence
@@ -57,7 +57,7 @@ public struct ScanListAnnotator: Sendable {
                 let candidate = Candidate(
                     annotation: ScanAnnotation(
                         helper: helper.identifier,
-                        displayName: helper.displayName,
+                        displayName: claim.displayName ?? helper.displayName,
                         confidence: claim.confidence,
                         password: claim.password
                     ),

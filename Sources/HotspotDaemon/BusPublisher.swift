@@ -113,10 +113,9 @@ final class BusPublisher: Sendable {
                     }
                     return []
                 },
-                DBusMethod("CheckConnectivity", outputs: [DBusArgument("result", "a{sv}")]) { _ in
+                DBusMethod("CheckConnectivity", outputs: [DBusArgument("result", "a{sv}")]) { [self] _ in
                     let r = try await record()
-                    return [.varDict(["connectivity": .string(r.connectivity), "portal-url": .string(r.portalURL),
-                                      "session-expires": .uint64(r.sessionExpires), "reason": .string(r.connectivity == "unknown" ? "not probed yet" : "")])]
+                    return [.varDict(await try liveEngine().checkConnectivity(r.name))]
                 },
             ],
             properties: [

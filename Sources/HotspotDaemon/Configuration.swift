@@ -1,4 +1,5 @@
 import CGLib
+import Connectivity
 import Foundation
 import HotspotCore
 
@@ -10,6 +11,19 @@ import HotspotCore
 /// command-timeout=45
 /// maintain-interval=300
 /// filter-interval=5
+/// profiles-dir=/etc/hotspot-helper/profiles.d
+/// builtin-helpers=profiles;portal
+///
+/// [connectivity]
+/// enabled=true
+/// probes=http://127.0.0.1:8080/generate_204 status=204;…   # overrides the default probe set
+/// dns-servers=127.0.0.1:5353          # when NetworkManager reports none for the link
+/// capport-url=https://capport.example/api
+/// ca-file=/path/ca.pem
+/// bind-interface=true
+/// allow-plain-http-login=false
+/// interval=300
+/// probe-timeout=5
 /// ```
 /// Durations are seconds and may have decimals (tests run with fractions of a second).
 public struct DaemonConfiguration: Sendable, Equatable {
@@ -17,6 +31,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var commandTimeout: Duration = .seconds(45)
     public var maintainInterval: Duration = .seconds(300)
     public var filterInterval: Duration = .seconds(5)
+    /// Where profile files (`*.conf`) are read from.
+    public var profilesDirectory: String = "/etc/hotspot-helper/profiles.d"
+    /// The built-in helpers to run: "profiles", "portal".
+    public var builtinHelpers: [String] = ["profiles", "portal"]
+    /// The connectivity monitor's settings (`[connectivity]`).
+    public var connectivity = ConnectivitySettings()
     /// Keys the daemon did not recognise, for a warning (`group.key`).
     public var unknownKeys: [String] = []
 
@@ -49,24 +69,78 @@ public struct DaemonConfiguration: Sendable, Equatable {
             throw ConfigurationError("\(path): \(message)")
         }
         var config = DaemonConfiguration()
-        let known: Set<String> = ["state-dir", "command-timeout", "maintain-interval", "filter-interval"]
+        let known: [String: Set<String>] = [
+            "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers"],
+            "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface", "allow-plain-http-login",
+                             "interval", "probe-timeout"],
+        ]
         for group in strings(g_key_file_get_groups(file, nil)) {
-            for key in strings(g_key_file_get_keys(file, group, nil, nil)) where group != "daemon" || !known.contains(key) {
+            for key in strings(g_key_file_get_keys(file, group, nil, nil)) where !(known[group]?.contains(key) ?? false) {
                 config.unknownKeys.append("\(group).\(key)")
             }
         }
-        func text(_ key: String) -> String? {
-            guard let raw = g_key_file_get_string(file, "daemon", key, nil) else { return nil }
+        func text(_ key: String, _ group: String = "daemon") -> String? {
+            guard let raw = g_key_file_get_string(file, group, key, nil) else { return nil }
             defer { g_free(raw) }
             return String(cString: raw).trimmingCharacters(in: .whitespaces)
         }
-        func seconds(_ key: String) throws(ConfigurationError) -> Duration? {
-            guard let t = text(key) else { return nil }
+        func list(_ key: String, _ group: String) -> [String]? {
+            guard let t = text(key, group) else { return nil }
+            return t.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        func seconds(_ key: String, _ group: String = "daemon") throws(ConfigurationError) -> Duration? {
+            guard let t = text(key, group) else { return nil }
             guard let v = Double(t), v.isFinite, v > 0, v < 31_536_000 else {
-                throw ConfigurationError("\(path): [daemon] \(key)=\(t) is not a number of seconds greater than 0 (decimals allowed, e.g. \(key)=0.5)")
+                throw ConfigurationError("\(path): [\(group)] \(key)=\(t) is not a number of seconds greater than 0 (decimals allowed, e.g. \(key)=0.5)")
             }
             return .milliseconds(Int64((v * 1000).rounded()))
         }
+        func boolean(_ key: String, _ group: String) throws(ConfigurationError) -> Bool? {
+            guard let t = text(key, group) else { return nil }
+            switch t.lowercased() {
+            case "true", "yes", "1": return true
+            case "false", "no", "0": return false
+            default: throw ConfigurationError("\(path): [\(group)] \(key)=\(t) must be true or false")
+            }
+        }
+        if let dir = text("profiles-dir") {
+            guard dir.hasPrefix("/") else { throw ConfigurationError("\(path): [daemon] profiles-dir=\(dir) must be an absolute path") }
+            config.profilesDirectory = dir
+        }
+        if let names = list("builtin-helpers", "daemon") {
+            for n in names where !["profiles", "portal"].contains(n) {
+                throw ConfigurationError("\(path): [daemon] builtin-helpers: unknown helper '\(n)' (expected: profiles, portal; empty for none)")
+            }
+            config.builtinHelpers = names
+        }
+        var c = ConnectivitySettings()
+        if let v = try boolean("enabled", "connectivity") { c.enabled = v }
+        if let v = try boolean("bind-interface", "connectivity") { c.bindInterface = v }
+        if let v = try boolean("allow-plain-http-login", "connectivity") { c.allowPlainHTTPLogin = v }
+        if let v = try seconds("interval", "connectivity") { c.interval = v }
+        if let v = try seconds("probe-timeout", "connectivity") { c.probeTimeout = v }
+        if let v = list("dns-servers", "connectivity") { c.dnsServers = v }
+        if let v = text("ca-file", "connectivity") {
+            guard v.hasPrefix("/") else { throw ConfigurationError("\(path): [connectivity] ca-file=\(v) must be an absolute path") }
+            c.caFile = v
+        }
+        if let v = text("capport-url", "connectivity"), !v.isEmpty {
+            guard v.hasPrefix("https://") else {
+                throw ConfigurationError("\(path): [connectivity] capport-url=\(v) must be an https URL (RFC 8908 allows no other)")
+            }
+            c.capportURL = v
+        }
+        if let entries = list("probes", "connectivity") {
+            var probes: [ConnectivityProbe] = []
+            for e in entries {
+                do throws(ConfigurationError) { probes.append(try ConnectivitySettings.probe(e)) } catch {
+                    throw ConfigurationError("\(path): [connectivity] probes: \(error.message)")
+                }
+            }
+            guard !probes.isEmpty else { throw ConfigurationError("\(path): [connectivity] probes= is empty; remove it to use the default set") }
+            c.probes = probes
+        }
+        config.connectivity = c
         if let dir = text("state-dir") {
             guard dir.hasPrefix("/") else { throw ConfigurationError("\(path): [daemon] state-dir=\(dir) must be an absolute path") }
             config.stateDirectory = dir
@@ -84,6 +158,57 @@ public struct DaemonConfiguration: Sendable, Equatable {
         var i = 0
         while let s = list[i] { out.append(String(cString: s)); i += 1 }
         return out
+    }
+}
+
+/// The connectivity monitor's settings (`[connectivity]`).
+public struct ConnectivitySettings: Sendable, Equatable {
+    /// Whether the daemon probes at all.
+    public var enabled = true
+    /// The probe set; nil for `ConnectivityProbe.defaultSet`.
+    public var probes: [ConnectivityProbe]?
+    /// DNS servers used when NetworkManager reports none for a link.
+    public var dnsServers: [String] = []
+    /// The RFC 8908 API used for every network without a profile naming one.
+    public var capportURL: String?
+    /// A CA bundle replacing the system store (tests' CA).
+    public var caFile: String?
+    /// Bind probes to the interface (SO_BINDTODEVICE); false only for loopback tests and the demo.
+    public var bindInterface = true
+    /// Let the built-in helpers post credentials to plain-http portals (the simulator).
+    public var allowPlainHTTPLogin = false
+    /// The re-check interval while online (the backoff cap while not).
+    public var interval: Duration = .seconds(300)
+    /// Each probe's overall timeout.
+    public var probeTimeout: Duration = .seconds(5)
+
+    public init() {}
+
+    /// Parses one `probes=` entry: `URL EXPECTATION` with EXPECTATION one of `status=204`,
+    /// `contains=TEXT`, `equals=TEXT`, `prefix=TEXT`, `header=NAME:VALUE`.
+    public static func probe(_ entry: String) throws(ConfigurationError) -> ConnectivityProbe {
+        let parts = entry.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, parts[0].hasPrefix("http://") || parts[0].hasPrefix("https://") else {
+            throw ConfigurationError("'\(entry)' must be 'URL EXPECTATION', e.g. 'http://example.test/generate_204 status=204'")
+        }
+        let spec = parts[1].trimmingCharacters(in: .whitespaces)
+        guard let eq = spec.firstIndex(of: "=") else { throw ConfigurationError("'\(entry)': expectation '\(spec)' needs KIND=VALUE") }
+        let kind = String(spec[..<eq]), value = String(spec[spec.index(after: eq)...])
+        let expectation: ProbeExpectation
+        switch kind {
+        case "status":
+            guard let code = Int(value), (100..<600).contains(code) else { throw ConfigurationError("'\(entry)': status=\(value) is not an HTTP status") }
+            expectation = .status(code)
+        case "contains": expectation = .bodyContains(value)
+        case "equals": expectation = .bodyEquals(value)
+        case "prefix": expectation = .bodyPrefix(value)
+        case "header":
+            let hv = value.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            expectation = .header(name: hv[0], value: hv.count > 1 ? hv[1] : "")
+        default:
+            throw ConfigurationError("'\(entry)': unknown expectation '\(kind)' (expected: status, contains, equals, prefix, header)")
+        }
+        return ConnectivityProbe(url: parts[0], expectation: expectation)
     }
 }
 

@@ -1,6 +1,9 @@
+import BuiltInHelpers
 import DBus
 import Dispatch
 import Foundation
+import HotspotCore
+import HotspotHelperKit
 import HotspotProtocol
 import Logging
 
@@ -25,12 +28,68 @@ public enum Daemon {
         }
         log.info("hotspot-helperd \(BusPublisher.version) running on \(bus.uniqueName) as \(HotspotContract.busName); state in \(configuration.stateDirectory)")
         let following = Task { await networkManager.follow() }
+        let builtIns = await startBuiltIns(configuration: configuration, engine: engine, networkManager: networkManager, log: log)
 
         let reason = await firstOf(signals: [SIGTERM, SIGINT], disconnection: bus)
         log.info("shutting down: \(reason)")
         following.cancel()
+        for helper in builtIns { try? await helper.unregister(); await helper.connection.close() }
         if await bus.isConnected { try? await bus.releaseName(HotspotContract.busName) }
         await bus.close()
+    }
+
+    /// Loads the profiles, starts the connectivity monitor and registers the built-in helpers on
+    /// connections of their own, like any other helper. Problems are logged; the daemon runs on.
+    static func startBuiltIns(configuration: DaemonConfiguration, engine: Engine, networkManager: NetworkManagerBridge,
+                              log: Logger) async -> [HotspotHelper] {
+        let wantsProfiles = configuration.builtinHelpers.contains("profiles")
+        let profiles = wantsProfiles ? ProfileLoader.load(directory: configuration.profilesDirectory) : ProfileSet()
+        for problem in profiles.problems { log.error("\(problem)") }
+        if wantsProfiles {
+            log.info("profiles: \(profiles.index.count) loaded from \(configuration.profilesDirectory)\(profiles.problems.isEmpty ? "" : ", \(profiles.problems.count) problems")")
+        }
+        let settings = configuration.connectivity
+        guard settings.enabled else {
+            if !configuration.builtinHelpers.isEmpty {
+                log.warning("connectivity checks are off ([connectivity] enabled=false), so the built-in helpers are not started")
+            }
+            return []
+        }
+        let index = profiles.index
+        let monitor = ConnectivityMonitor(settings: settings, dnsLookup: { [weak networkManager] name in
+            await networkManager?.dnsServers(interface: name) ?? []
+        }, capportURL: { ssid in
+            if case .capport(let url)? = index.profile(for: ssid)?.signIn { return url }
+            return nil
+        })
+        await monitor.attach(engine: engine)
+        await engine.attach(monitor: monitor)
+        log.info("connectivity: \(settings.probes?.count ?? ConnectivityProbeCount.defaultCount) probes\(settings.bindInterface ? " bound to each Wi-Fi interface" : " on the default route (bind-interface=false)")\(settings.capportURL.map { ", RFC 8908 API \($0)" } ?? "")")
+        let environment = DaemonPortalEnvironment(monitor: monitor, settings: settings)
+        let helperLog: @Sendable (String) -> Void = { log.info("\($0)") }
+        var started: [HotspotHelper] = []
+        for name in configuration.builtinHelpers {
+            do {
+                let connection = try Connection.system()
+                switch name {
+                case "profiles":
+                    let helper = ProfileHelper(profiles: profiles, environment: environment, log: helperLog)
+                    started.append(try await HotspotHelper.register(options: ProfileHelper.options, connection: connection,
+                                                                    handlerPath: "/org/freedesktop/NetworkManager/HotspotHelper/BuiltIn/Profiles") {
+                        helper.handle($0)
+                    })
+                default:
+                    let helper = PortalHelper(environment: environment, log: helperLog)
+                    started.append(try await HotspotHelper.register(options: PortalHelper.options, connection: connection,
+                                                                    handlerPath: "/org/freedesktop/NetworkManager/HotspotHelper/BuiltIn/Portal") {
+                        helper.handle($0)
+                    })
+                }
+            } catch {
+                log.error("built-in helper '\(name)' could not register: \(error)")
+            }
+        }
+        return started
     }
 
     /// Waits for a termination signal or the bus connection ending, whichever comes first.

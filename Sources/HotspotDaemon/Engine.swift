@@ -1,4 +1,6 @@
+import Connectivity
 import DBus
+import Foundation
 import HotspotCore
 import HotspotProtocol
 import Logging
@@ -40,6 +42,10 @@ public actor Engine {
     let store: StateFile
     var network: (any NetworkControl)?
     var publisher: BusPublisher?
+    var monitor: ConnectivityMonitor?
+    /// NetworkManager's primary connection: its type, device and the status NetworkManager's own
+    /// connectivity gives; for Wi-Fi the daemon's verdict replaces it.
+    private var primary: (type: String?, device: ObjectPath?, fallback: String)?
 
     private var core: HotspotCoordinator
     private let start = ContinuousClock.now
@@ -74,6 +80,8 @@ public actor Engine {
         self.network = network
     }
 
+    func attach(monitor: ConnectivityMonitor) { self.monitor = monitor }
+
     var now: Instant { Instant(sinceEpoch: ContinuousClock.now - start) }
 
     // MARK: - Events in
@@ -99,6 +107,7 @@ public actor Engine {
     /// A Wi-Fi device went away.
     func interfaceVanished(_ name: InterfaceID) async {
         guard let record = interfaces.removeValue(forKey: name) else { return }
+        await monitor?.left(name.rawValue)
         await handle(.interfaceRemoved(name))
         await publisher?.interfaceRemoved(record)
         log.info("interface \(name) vanished")
@@ -106,11 +115,75 @@ public actor Engine {
 
     func joined(_ name: InterfaceID, network: Network, connection: ConnectionID) async {
         log.info("\(name) joined \(network.ssid.displayForm) (\(network.bssid)) through connection \(connection)")
+        // The first check starts before the helpers are asked, so their verdict requests join it.
+        await monitor?.joined(name.rawValue, ssid: network.ssid)
         await handle(.connectivityGained(name, network: network, connection: connection))
     }
 
     func left(_ name: InterfaceID) async {
+        await monitor?.left(name.rawValue)
+        await setConnectivity(name, connectivity: "unknown", portalURL: "", sessionExpires: 0)
         await handle(.connectivityLost(name))
+    }
+
+    /// The monitor checked a link: publish `Connectivity` (the hysteresis-smoothed state),
+    /// `PortalUrl` and `SessionExpires`, and tell the core when an RFC 8908 session ends.
+    func connectivityChecked(_ name: InterfaceID, verdict: ProbeVerdict, published: ProbeVerdict.State) async {
+        guard interfaces[name] != nil else { return }
+        let connectivity: String
+        switch published {
+        case .online: connectivity = "full"
+        case .portal: connectivity = "portal"
+        case .partial: connectivity = "limited"
+        case .none: connectivity = "none"
+        }
+        var expires: UInt64 = 0
+        var remaining: Int64?
+        if let status = verdict.capport, !status.captive, let seconds = status.secondsRemaining {
+            remaining = seconds
+            expires = UInt64(max(0, Date().timeIntervalSince1970 + Double(seconds)))
+        }
+        let portalURL = verdict.state == .portal ? (verdict.signInURL ?? verdict.capport?.userPortalURL ?? "") : ""
+        if interfaces[name]?.connectivity != connectivity || interfaces[name]?.portalURL != portalURL {
+            log.info("\(name): connectivity \(connectivity) (\(verdict.state.rawValue): \(verdict.reason), \(verdict.successes)/\(verdict.total) probes)\(portalURL.isEmpty ? "" : ", portal \(portalURL)")")
+        }
+        await setConnectivity(name, connectivity: connectivity, portalURL: portalURL, sessionExpires: expires)
+        if let remaining {
+            log.debug("\(name): the RFC 8908 session ends in \(remaining) s")
+            await handle(.sessionExpiryLearned(name, at: now + .seconds(remaining)))
+        }
+        await recomputeStatus()
+    }
+
+    /// CheckConnectivity(): a fresh check, then the published values and the verdict's reason.
+    func checkConnectivity(_ name: InterfaceID) async -> [String: DBusValue] {
+        var reason = "not associated with a network"
+        if let monitor, interfaces[name]?.status?.network != nil {
+            let v = await monitor.verdict(for: name.rawValue, fresh: true)
+            reason = "\(v.state.rawValue): \(v.reason) (\(v.successes) of \(v.total) probes)"
+        } else if monitor == nil {
+            reason = "connectivity checks are off ([connectivity] enabled=false)"
+        }
+        let r = interfaces[name]
+        return ["connectivity": .string(r?.connectivity ?? "unknown"), "portal-url": .string(r?.portalURL ?? ""),
+                "session-expires": .uint64(r?.sessionExpires ?? 0), "reason": .string(reason)]
+    }
+
+    /// NetworkManager's primary connection changed; `fallback` is the status from its own view.
+    func primaryChanged(type: String?, device: ObjectPath?, fallback: String) async {
+        primary = (type, device, fallback)
+        await recomputeStatus()
+    }
+
+    private func recomputeStatus() async {
+        guard let primary else { return }
+        if primary.type == "802-11-wireless", let device = primary.device,
+            let record = interfaces.values.first(where: { $0.device == device }), record.connectivity != "unknown"
+        {
+            await setStatus(record.connectivity == "full" ? "connected-via-wifi" : "connected-via-wifi-without-internet")
+        } else {
+            await setStatus(primary.fallback)
+        }
     }
 
     func scanListChanged(_ name: InterfaceID, _ networks: [Network]) async {
@@ -307,6 +380,10 @@ public actor Engine {
             r.status = s
             interfaces[s.interface] = r
             if old?.state != s.state { log.info("\(s.interface): \(old?.state.rawValue ?? "inactive") → \(s.state.rawValue)") }
+            if old?.state != s.state, s.state == .authenticated, let monitor {
+                // Signed in or maintained: look again soon (this also learns a new session end).
+                Task { await monitor.recheckSoon(s.interface.rawValue) }
+            }
             await publisher?.interfaceStatusChanged(r, old: old)
         case .publishScanList(let name, let list):
             interfaces[name]?.scanList = list

@@ -89,8 +89,8 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
         case .accessPointsChanged(let device, let aps):
             guard let name = name(of: device) else { return }
             await engine.scanListChanged(name, aps.map(Self.network))
-        case .primaryConnectionChanged(let type, _, let connectivity):
-            await engine.setStatus(Self.status(type: type, connectivity: connectivity))
+        case .primaryConnectionChanged(let type, let device, let connectivity):
+            await engine.primaryChanged(type: type, device: device, fallback: Self.status(type: type, connectivity: connectivity))
         case .readFailed(let why):
             log.error("NetworkManager: \(why)")
         }
@@ -131,6 +131,12 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
         }
         guard let medium else { return online ? "connected" : "not-connected" }
         return online ? "connected-via-\(medium)" : "connected-via-\(medium)-without-internet"
+    }
+
+    /// The DNS servers NetworkManager reports for an interface's link (empty when unknown).
+    func dnsServers(interface: String) async -> [String] {
+        guard let device = maps.withLock({ $0.deviceOf[InterfaceID(interface)] }) else { return [] }
+        return (try? await client.dnsServers(device: device)) ?? []
     }
 
     // MARK: - NetworkControl

@@ -41,7 +41,7 @@ public final class HotspotNetwork: Sendable, CustomStringConvertible {
     /// The interface the command concerns (e.g. `wlan0`).
     public let interface: String
 
-    private struct Marks: Sendable { var confidence: Confidence = .none; var password: String? }
+    private struct Marks: Sendable { var confidence: Confidence = .none; var password: String?; var displayName: String? }
     private let marks = Mutex(Marks())
 
     init(_ n: Network, isChosenHelper: Bool, interface: String) {
@@ -63,7 +63,11 @@ public final class HotspotNetwork: Sendable, CustomStringConvertible {
     /// logged and never published by the daemon.
     public func setPassword(_ password: String) { marks.withLock { $0.password = password } }
 
+    /// The name to show beside this network instead of the helper's display name (filter-scan-list;
+    /// at most 64 characters), e.g. a profile's name for its network.
+    public func setDisplayName(_ name: String) { marks.withLock { $0.displayName = name } }
     var confidence: Confidence { marks.withLock { $0.confidence } }
+    var displayName: String? { marks.withLock { $0.displayName } }
     var password: String? { marks.withLock { $0.password } }
 
     public var description: String { "\(ssid) (\(bssid))" }
@@ -137,7 +141,7 @@ public final class HotspotHelperResponse: Sendable {
         if command.commandType == .filterScanList {
             wire.claims = (list ?? []).map { n in
                 ScanClaim(ssid: SSID(bytes: n.ssidBytes), bssid: n.bssid.isEmpty ? nil : n.bssid, confidence: n.confidence,
-                          password: n.password.map(Password.init))
+                          password: n.password.map(Password.init), displayName: n.displayName)
             }
         }
         _ = command.slot.fill(wire)

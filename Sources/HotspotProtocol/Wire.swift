@@ -110,6 +110,7 @@ public struct WireResponse: Sendable, Equatable {
                 var n: [String: DBusValue] = ["ssid": .bytes(c.ssid.bytes), "confidence": .string(c.confidence.rawValue)]
                 if let b = c.bssid { n["bssid"] = .string(b) }
                 if let p = c.password { n["password"] = .string(p.secret) }
+                if let name = c.displayName { n["display-name"] = .string(name) }
                 return n
             })
         }
@@ -150,7 +151,15 @@ public struct WireResponse: Sendable, Equatable {
                     guard let text = p.string, !text.isEmpty else { throw WireError("a claimed network's 'password' must be a non-empty s") }
                     password = Password(text)
                 }
-                claims.append(ScanClaim(ssid: SSID(bytes: ssid), bssid: n["bssid"]?.string, confidence: conf, password: password))
+                var displayName: String?
+                if let d = n["display-name"] {
+                    guard let text = d.string, !text.isEmpty, text.count <= 64 else {
+                        throw WireError("a claimed network's 'display-name' must be a non-empty s of at most 64 characters")
+                    }
+                    displayName = text
+                }
+                claims.append(ScanClaim(ssid: SSID(bytes: ssid), bssid: n["bssid"]?.string, confidence: conf, password: password,
+                                        displayName: displayName))
             }
         }
         return WireResponse(result: result, confidence: confidence, claims: claims)

@@ -254,7 +254,14 @@ extension PortalSimulator {
         default:
             break
         }
-        if isSignedIn(r.client) { return online(r) }
+        if isSignedIn(r.client) {
+            // A signed-in client visiting the user portal may extend its session there.
+            if r.path == "/portal" {
+                record(r, "portal-page", "extend")
+                return html(200, #"<html><body>You are online.<form method="post" action="/portal/extend"><input type="submit" value="Extend my session"></form></body></html>"#)
+            }
+            return online(r)
+        }
         if r.path == "/portal" {
             record(r, "portal-page")
             return html(200, termsPage(error: nil))

@@ -95,8 +95,10 @@ final class Demo: Sendable {
         _ = await daemon.process.waitForExit(timeout: .seconds(5))
         nm.stop()
         bus.stop()
-        say("\nDone: every process stopped. The daemon's log:")
+        say("\nDone with part 1: every process stopped. The daemon's log:")
         for line in daemon.log.split(separator: "\n").suffix(12) { say("  | \(line)") }
+        try await RealSignInDemo(demo: self).run()
+        say("\nDone: every process stopped.")
     }
 
     func watch(bus c: Connection) async throws -> Task<Void, Never> {

@@ -19,6 +19,20 @@ struct HotspotHelperDaemon: AsyncParsableCommand {
           command-timeout=45                  # seconds a helper has to answer (decimals allowed)
           maintain-interval=300               # seconds between maintain commands
           filter-interval=5                   # at most one filter-scan-list per interface this often
+          profiles-dir=/etc/hotspot-helper/profiles.d   # profile files (*.conf); 0600 when they hold secrets
+          builtin-helpers=profiles;portal     # the built-in helpers to run (empty: none)
+
+          [connectivity]
+          enabled=true                        # probe each Wi-Fi link and run the built-in helpers
+          probes=URL EXPECTATION;…            # override the probe set; EXPECTATION: status=204,
+                                              #   contains=TEXT, equals=TEXT, prefix=TEXT, header=NAME:VALUE
+          dns-servers=HOST[:PORT];…           # used when NetworkManager reports none for the link
+          capport-url=https://…               # RFC 8908 API for networks whose profile names none
+          ca-file=/path/ca.pem                # CA bundle instead of the system store
+          bind-interface=true                 # bind probes to the interface (false: loopback tests, demo)
+          allow-plain-http-login=false        # let credentials go to plain-http portals (the simulator)
+          interval=300                        # seconds between checks while online (backoff cap)
+          probe-timeout=5                     # seconds per probe
         """)
 
     static let defaultConfig = "/etc/hotspot-helper/hotspot-helperd.conf"

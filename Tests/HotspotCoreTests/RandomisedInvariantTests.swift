@@ -165,7 +165,11 @@ struct World {
             let list = RandomisedInvariantTests.ssids.filter { _ in Bool.random(using: &random) }.map { network($0) }
             h.send(.scanListChanged(interface, list))
             return "scan list of \(interface) changes"
-        case 96..<98:
+        case 96..<97:
+            let seconds = Int64.random(in: -5...400, using: &random)
+            h.send(.sessionExpiryLearned(interface, at: h.now + .seconds(seconds)))
+            return "\(interface) learns its session ends in \(seconds) s"
+        case 97..<98:
             let ssid = RandomisedInvariantTests.ssids.randomElement(using: &random)!
             for (name, machine) in RandomisedInvariantTests.interfaces.map({ ($0, h.core.machine(for: $0)) })
             where machine?.network?.ssid == SSID(ssid) {

@@ -1,0 +1,39 @@
+import Connectivity
+import Foundation
+
+/// What the built-in helpers need from the daemon about a link: how transfers leave through it
+/// and the daemon's connectivity verdict for it. The daemon implements it with its connectivity
+/// monitor; tests implement it with a checker on loopback.
+public protocol PortalEnvironment: Sendable {
+    /// Transfer options for `interface`: bound to it (unless binding is off), resolving through
+    /// its DNS servers, with the configured CA file and timeouts.
+    func transferOptions(for interface: String) async -> TransferOptions
+    /// The connectivity verdict for `interface`: the one being made or a very recent one, or with
+    /// `fresh` a new check (after a sign-in, for maintain).
+    func verdict(for interface: String, fresh: Bool) async -> ProbeVerdict
+    /// Whether credentials may be posted to plain-http portals (the simulator; off in production).
+    var allowPlainHTTPLogin: Bool { get }
+    /// The URL the WISPr client starts from (an HTTP probe that is redirected by a gateway).
+    var wisprProbeURL: String { get }
+}
+
+/// How one sign-in attempt ended.
+public enum SignInOutcome: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Signed in (or already online); the detail says how.
+    case signedIn(String)
+    /// The portal refused (wrong credentials, terms not accepted) — a failure.
+    case rejected(String)
+    /// A person has to act (a form with fields the profile does not fill, no profile).
+    case needsUser(String)
+    /// Could not be tried now (no portal reachable, transport errors, a RADIUS error).
+    case unavailable(String)
+
+    public var description: String {
+        switch self {
+        case .signedIn(let d): "signed in: \(d)"
+        case .rejected(let d): "rejected: \(d)"
+        case .needsUser(let d): "needs the user: \(d)"
+        case .unavailable(let d): "unavailable: \(d)"
+        }
+    }
+}

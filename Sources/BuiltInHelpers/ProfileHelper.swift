@@ -1,0 +1,151 @@
+import Connectivity
+import Foundation
+import HotspotCore
+import HotspotHelperKit
+import Synchronization
+
+/// The built-in profiles helper (`builtin.profiles`, "Known Networks"): names the networks its
+/// profiles match in the scan list (each with the profile's display name) and supplies their
+/// Wi-Fi passwords; claims them in evaluate; signs in with the profile's method; keeps RFC 8908
+/// sessions alive in maintain; logs off WISPr sessions.
+public final class ProfileHelper: Sendable {
+    /// The registration options.
+    public static let options = HotspotHelperOptions(displayName: "Known Networks", identifier: "builtin.profiles")
+
+    private let profiles: Mutex<ProfileSet>
+    let signIn: PortalSignIn
+    let log: @Sendable (String) -> Void
+    private let logoffURLs = Mutex<[String: String]>([:])
+
+    /// A helper over `profiles`; `log` receives one line per decision (never a secret).
+    public init(profiles: ProfileSet, environment: any PortalEnvironment, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.profiles = Mutex(profiles)
+        self.signIn = PortalSignIn(environment: environment)
+        self.log = log
+    }
+
+    /// Replaces the profiles (after a reload).
+    public func replace(_ set: ProfileSet) { profiles.withLock { $0 = set } }
+
+    /// The profile for an SSID.
+    public func profile(for ssid: SSID) -> Profile? { profiles.withLock { $0.index.profile(for: ssid) } }
+
+    /// The filter-scan-list answer: one claim per access point a profile matches, with the
+    /// profile's confidence, display name and (for a secure network) its password.
+    public static func claims(for networks: [Network], index: ProfileIndex) -> [ScanClaim] {
+        var out: [ScanClaim] = []
+        for n in networks {
+            guard let p = index.profile(for: n.ssid) else { continue }
+            out.append(ScanClaim(ssid: n.ssid, bssid: n.bssid.isEmpty ? nil : n.bssid, confidence: p.confidence,
+                                 password: n.isSecure ? p.password : nil, displayName: p.displayName))
+        }
+        return out
+    }
+
+    /// The evaluate answer: the profile's confidence when it has a sign-in method, else none (a
+    /// profile without one only names the network).
+    public func evaluate(_ ssid: SSID) -> Confidence {
+        guard let p = profile(for: ssid), p.signIn != .none else { return .none }
+        return p.confidence
+    }
+
+    /// Handles one command from the daemon.
+    public func handle(_ command: HotspotHelperCommand) {
+        switch command.commandType {
+        case .filterScanList:
+            let list = command.networkList ?? []
+            let index = profiles.withLock { $0.index }
+            var claimed: [HotspotNetwork] = []
+            for n in list {
+                guard let p = index.profile(for: SSID(bytes: n.ssidBytes)) else { continue }
+                n.setConfidence(p.confidence)
+                n.setDisplayName(p.displayName)
+                if n.isSecure, let password = p.password { n.setPassword(password.secret) }
+                claimed.append(n)
+            }
+            let r = command.createResponse(.success)
+            r.setNetworkList(claimed)
+            r.deliver()
+        case .evaluate:
+            guard let n = command.network else { return command.createResponse(.failure).deliver() }
+            n.setConfidence(evaluate(SSID(bytes: n.ssidBytes)))
+            let r = command.createResponse(.success)
+            r.setNetwork(n)
+            r.deliver()
+        case .authenticate:
+            Task { command.createResponse(await authenticate(command)).deliver() }
+        case .maintain:
+            Task { command.createResponse(await maintain(command)).deliver() }
+        case .logoff:
+            Task { command.createResponse(await logoff(command)).deliver() }
+        case .presentUI:
+            Task { command.createResponse(await PortalHelper.waitForUser(command, environment: signIn.environment)).deliver() }
+        }
+    }
+
+    func authenticate(_ command: HotspotHelperCommand) async -> CommandResult {
+        guard let n = command.network, let p = profile(for: SSID(bytes: n.ssidBytes)) else { return .unsupportedNetwork }
+        let verdict = await signIn.environment.verdict(for: command.interface, fresh: false)
+        switch verdict.state {
+        case .online:
+            log("\(command.interface): \(p.displayName) is online already; nothing to sign in to")
+            return .success
+        case .none, .partial:
+            log("\(command.interface): \(p.displayName): no portal reachable (\(verdict.state.rawValue), \(verdict.reason)); trying again later")
+            return .temporaryFailure
+        case .portal:
+            break
+        }
+        let outcome = await signIn.signIn(p.signIn, interface: command.interface, verdict: verdict)
+        return await conclude(outcome, profile: p, interface: command.interface)
+    }
+
+    func conclude(_ outcome: SignInOutcome, profile p: Profile, interface: String) async -> CommandResult {
+        log("\(interface): \(p.displayName) (\(p.location)) sign-in \(p.signIn.name): \(outcome)")
+        switch outcome {
+        case .signedIn(let detail):
+            if case .wispr = p.signIn, let range = detail.range(of: "; logoff at ") {
+                logoffURLs.withLock { $0[interface] = String(detail[range.upperBound...]) }
+            }
+            let after = await signIn.environment.verdict(for: interface, fresh: true)
+            guard after.state != .portal else {
+                log("\(interface): \(p.displayName): still behind the portal after signing in (\(after.reason))")
+                return .failure
+            }
+            return .success
+        case .rejected: return .failure
+        case .needsUser: return .uiRequired
+        case .unavailable: return .temporaryFailure
+        }
+    }
+
+    func maintain(_ command: HotspotHelperCommand) async -> CommandResult {
+        guard let n = command.network, let p = profile(for: SSID(bytes: n.ssidBytes)) else { return .failure }
+        let verdict = await signIn.environment.verdict(for: command.interface, fresh: true)
+        switch verdict.state {
+        case .portal:
+            log("\(command.interface): \(p.displayName): the portal is back; signing in again")
+            return .authenticationRequired
+        case .online:
+            if case .capport(let api) = p.signIn, let status = verdict.capport, !status.captive, status.secondsRemaining != nil {
+                let outcome = await signIn.extendSession(apiURL: api, interface: command.interface, verdict: verdict)
+                log("\(command.interface): \(p.displayName): extending the RFC 8908 session (\(status.secondsRemaining ?? 0) s left): \(outcome)")
+                if case .signedIn = outcome { return .success }
+                return .authenticationRequired
+            }
+            return .success
+        case .none, .partial:
+            return .failure
+        }
+    }
+
+    func logoff(_ command: HotspotHelperCommand) async -> CommandResult {
+        guard let url = logoffURLs.withLock({ $0.removeValue(forKey: command.interface) }) else { return .success }
+        var config = WISPrClient.Configuration(allowPlainHTTPLogin: signIn.environment.allowPlainHTTPLogin)
+        config.transfer = await signIn.environment.transferOptions(for: command.interface)
+        let ok = await WISPrClient(configuration: config).logoff(logoffURL: url, interface: config.transfer.interface,
+                                                                 dnsServers: config.transfer.dnsServers)
+        log("\(command.interface): WISPr logoff \(ok ? "accepted" : "not confirmed")")
+        return .success
+    }
+}

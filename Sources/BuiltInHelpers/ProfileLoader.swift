@@ -1,0 +1,245 @@
+import CGLib
+import Connectivity
+import Foundation
+import HotspotCore
+
+/// The profiles found in a directory, and what was wrong with the rest.
+public struct ProfileSet: Sendable {
+    /// The usable profiles, indexed.
+    public var index: ProfileIndex
+    /// One message per refused file or broken profile, each naming the file and line and how to
+    /// fix it. Never contains a secret.
+    public var problems: [String]
+
+    /// An empty set.
+    public init(index: ProfileIndex = ProfileIndex([]), problems: [String] = []) {
+        self.index = index
+        self.problems = problems
+    }
+}
+
+/// Reads profile files: GLib keyfiles named `*.conf` in a directory, one profile per group.
+///
+/// ```ini
+/// [CityFree]
+/// ssid=CityFree                 # or ssid-prefix=CityFree-
+/// display-name=City Free Wi-Fi  # default: the group name
+/// password=…                    # the Wi-Fi password (a secret)
+/// confidence=high               # low or high
+/// sign-in=click-through         # none, click-through, form, wispr, capport
+/// username=…                    # wispr
+/// user-password=…               # wispr (a secret)
+/// form-url=https://…            # form: where to post (default: the portal page's form)
+/// form-field-NAME=VALUE         # form: a field to post (a secret)
+/// capport-url=https://…/api     # capport: the RFC 8908 API
+/// ```
+/// A file holding a secret must be mode 0600 (and owned by root when the daemon runs as root), or
+/// it is refused. A broken profile is reported with its file and line; the others still load.
+public enum ProfileLoader {
+    /// The keys a profile may have (besides `form-field-*`).
+    public static let keys: Set<String> = ["ssid", "ssid-prefix", "display-name", "password", "confidence", "sign-in",
+                                           "username", "user-password", "form-url", "capport-url"]
+
+    /// Loads every `*.conf` in `directory`, in name order. A missing directory is no profiles.
+    public static func load(directory: String, requireRootOwner: Bool = geteuid() == 0) -> ProfileSet {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            return ProfileSet()
+        }
+        var profiles: [Profile] = []
+        var problems: [String] = []
+        for name in names.sorted() where name.hasSuffix(".conf") && !name.hasPrefix(".") {
+            let path = (directory as NSString).appendingPathComponent(name)
+            let file = loadFile(path: path, requireRootOwner: requireRootOwner)
+            profiles += file.profiles
+            problems += file.problems
+        }
+        let index = ProfileIndex(profiles)
+        return ProfileSet(index: index, problems: problems + index.conflicts)
+    }
+
+    /// Loads one file: its profiles and the problems found.
+    public static func loadFile(path: String, requireRootOwner: Bool = geteuid() == 0) -> (profiles: [Profile], problems: [String]) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return ([], ["profile \(path): cannot be read (\(String(cString: strerror(errno)))); check that it exists and is readable by root"])
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        let lines = KeyfileLines(text)
+        let file = g_key_file_new()
+        defer { g_key_file_free(file) }
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard g_key_file_load_from_data(file, text, gsize(text.utf8.count), G_KEY_FILE_NONE, &error) != 0 else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unreadable"
+            g_error_free(error)
+            let at = lines.firstMalformedLine.map { " line \($0)" } ?? ""
+            return ([], ["profile \(path)\(at): not a valid keyfile (\(message)); the whole file is skipped. Each profile is a [group] followed by key=value lines"])
+        }
+        var profiles: [Profile] = []
+        var problems: [String] = []
+        var secrets: [String] = []
+        for group in strings(g_key_file_get_groups(file, nil)) {
+            let keys = strings(g_key_file_get_keys(file, group, nil, nil))
+            func value(_ key: String) -> String? {
+                guard let raw = g_key_file_get_string(file, group, key, nil) else { return nil }
+                defer { g_free(raw) }
+                return String(cString: raw)
+            }
+            switch parse(group: group, keys: keys, value: value, path: path, lines: lines) {
+            case .success(let p):
+                profiles.append(p)
+                if p.password != nil { secrets.append("[\(group)] password") }
+                switch p.signIn {
+                case .wispr: secrets.append("[\(group)] user-password")
+                case .form(_, let fields) where !fields.isEmpty: secrets.append("[\(group)] form fields")
+                default: break
+                }
+            case .failure(let problem):
+                problems.append(problem.message)
+                if keys.contains(where: { $0 == "password" || $0 == "user-password" || $0.hasPrefix("form-field-") }) {
+                    secrets.append("[\(group)]")
+                }
+            }
+        }
+        if !secrets.isEmpty, let refusal = permissionProblem(path: path, secrets: secrets, requireRootOwner: requireRootOwner) {
+            return ([], [refusal])
+        }
+        return (profiles, problems)
+    }
+
+    /// Why a file holding secrets may not be used, or nil when its owner and mode are safe.
+    static func permissionProblem(path: String, secrets: [String], requireRootOwner: Bool) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return "profile \(path): cannot stat it (\(String(cString: strerror(errno)))); it is refused" }
+        let mode = st.st_mode & 0o777
+        let holds = "holds secrets (\(secrets.prefix(3).joined(separator: ", ")))"
+        if mode & 0o077 != 0 {
+            return "profile \(path): \(holds) but is mode \(String(mode, radix: 8, uppercase: false).leftPadded(to: 4)), readable by others; it is REFUSED. Fix: chmod 600 \(path)"
+        }
+        if requireRootOwner && st.st_uid != 0 {
+            return "profile \(path): \(holds) but is owned by uid \(st.st_uid), not root; it is REFUSED. Fix: chown root:root \(path)"
+        }
+        return nil
+    }
+
+    struct Problem: Error { var message: String }
+
+    static func parse(group: String, keys: [String], value: (String) -> String?, path: String, lines: KeyfileLines) -> Result<Profile, Problem> {
+        let groupLine = lines.line(ofGroup: group) ?? 1
+        func fail(_ key: String?, _ what: String) -> Result<Profile, Problem> {
+            let line = key.flatMap { lines.line(ofKey: $0, in: group) } ?? groupLine
+            return .failure(Problem(message: "profile \(path) line \(line): [\(group)] \(what); this profile is skipped"))
+        }
+        for key in keys where !Self.keys.contains(key) && !key.hasPrefix("form-field-") {
+            let known = (Self.keys.sorted() + ["form-field-NAME"]).joined(separator: ", ")
+            return fail(key, "unknown key '\(key)' (expected: \(known))")
+        }
+        let ssid = value("ssid")
+        let prefix = value("ssid-prefix")
+        let match: SSIDMatch
+        switch (ssid, prefix) {
+        case (let s?, nil):
+            guard !s.isEmpty, s.utf8.count <= 32 else { return fail("ssid", "ssid='\(s)' must have 1 to 32 bytes") }
+            match = .exact(SSID(s))
+        case (nil, let p?):
+            guard !p.isEmpty, p.utf8.count <= 32 else { return fail("ssid-prefix", "ssid-prefix='\(p)' must have 1 to 32 bytes") }
+            match = .prefix(Array(p.utf8))
+        case (.some, .some):
+            return fail("ssid-prefix", "has both ssid= and ssid-prefix=; keep one")
+        case (nil, nil):
+            return fail(nil, "has neither ssid= nor ssid-prefix=; add one")
+        }
+        var confidence = Confidence.high
+        if let c = value("confidence") {
+            guard let parsed = Confidence(rawValue: c), parsed != .none else {
+                return fail("confidence", "unknown confidence '\(c)' (expected: low, high)")
+            }
+            confidence = parsed
+        }
+        let displayName = value("display-name") ?? group
+        guard !displayName.isEmpty, displayName.count <= 64 else { return fail("display-name", "display-name must have 1 to 64 characters") }
+        var password: Password?
+        if let p = value("password") {
+            guard (8...63).contains(p.utf8.count) || (p.utf8.count == 64 && p.allSatisfy(\.isHexDigit)) else {
+                return fail("password", "password must be 8 to 63 characters (or 64 hex digits), as WPA requires; it has \(p.utf8.count)")
+            }
+            password = Password(p)
+        }
+        let methodName = value("sign-in") ?? "none"
+        let method: SignInMethod
+        switch methodName {
+        case "none":
+            method = .none
+        case "click-through":
+            method = .clickThrough
+        case "form":
+            let fields = keys.filter { $0.hasPrefix("form-field-") }.map {
+                FormField(name: String($0.dropFirst("form-field-".count)), value: value($0) ?? "")
+            }
+            guard !fields.isEmpty else { return fail("sign-in", "sign-in=form needs at least one form-field-NAME=VALUE") }
+            guard fields.allSatisfy({ !$0.name.isEmpty }) else { return fail(nil, "form-field- needs a field name after the dash") }
+            let url = value("form-url")
+            if let url, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+                return fail("form-url", "form-url='\(url)' must be an http or https URL")
+            }
+            method = .form(url: url, fields: fields)
+        case "wispr":
+            guard let user = value("username"), !user.isEmpty else { return fail("sign-in", "sign-in=wispr needs username=") }
+            guard let pass = value("user-password"), !pass.isEmpty else { return fail("sign-in", "sign-in=wispr needs user-password=") }
+            method = .wispr(WISPrCredentials(username: user, password: pass))
+        case "capport":
+            guard let url = value("capport-url") else { return fail("sign-in", "sign-in=capport needs capport-url= (the RFC 8908 API URI)") }
+            guard url.hasPrefix("https://") else { return fail("capport-url", "capport-url='\(url)' must be https (RFC 8908)") }
+            method = .capport(apiURL: url)
+        default:
+            return fail("sign-in", "unknown sign-in method '\(methodName)' (expected: \(SignInMethod.names.joined(separator: ", ")))")
+        }
+        if method.name != "wispr", keys.contains("user-password") || keys.contains("username"), method.name != "form" {
+            return fail(keys.contains("user-password") ? "user-password" : "username", "username/user-password are used only with sign-in=wispr")
+        }
+        return .success(Profile(name: group, file: path, line: groupLine, match: match, displayName: displayName,
+                                password: password, confidence: confidence, signIn: method))
+    }
+
+    static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
+        guard let list else { return [] }
+        defer { g_strfreev(list) }
+        var out: [String] = []
+        var i = 0
+        while let s = list[i] { out.append(String(cString: s)); i += 1 }
+        return out
+    }
+}
+
+/// Where groups and keys sit in a keyfile's text, because GLib's messages do not say.
+struct KeyfileLines {
+    private var groups: [String: Int] = [:]
+    private var keys: [String: [String: Int]] = [:]
+    /// The first line that is neither blank, a comment, a group header nor key=value.
+    private(set) var firstMalformedLine: Int?
+
+    init(_ text: String) {
+        var group: String?
+        var number = 0
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]") else { firstMalformedLine = firstMalformedLine ?? number; continue }
+                let name = String(line.dropFirst().dropLast())
+                group = name
+                if groups[name] == nil { groups[name] = number }
+                continue
+            }
+            guard let eq = line.firstIndex(of: "="), let group else { firstMalformedLine = firstMalformedLine ?? number; continue }
+            let key = line[..<eq].trimmingCharacters(in: .whitespaces)
+            keys[group, default: [:]][key] = number
+        }
+    }
+
+    func line(ofGroup group: String) -> Int? { groups[group] }
+    func line(ofKey key: String, in group: String) -> Int? { keys[group]?[key] }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}

@@ -1,0 +1,143 @@
+import BuiltInHelpers
+import Connectivity
+import Foundation
+import HotspotCore
+
+/// Probes each joined Wi-Fi link through that link (bound to the interface, resolving through its
+/// DNS servers) and publishes the verdict on the interface object: when it joins, after a sign-in,
+/// then on the Connectivity module's schedule (backoff while not online, the interval while online,
+/// hysteresis before leaving online). RFC 8908 sessions tell the core when maintain must run.
+actor ConnectivityMonitor {
+    let settings: ConnectivitySettings
+    let checker: ConnectivityChecker
+    let dnsLookup: @Sendable (String) async -> [String]
+    let capportURL: @Sendable (SSID) -> String?
+    weak var engine: Engine?
+
+    private struct Link {
+        var ssid: SSID
+        var schedule: ConnectivitySchedule
+        var capport: CaptivePortalAPIClient?
+        var loop: Task<Void, Never>?
+        var inflight: Task<ProbeVerdict, Never>?
+        var last: (verdict: ProbeVerdict, at: ContinuousClock.Instant)?
+    }
+    private var links: [String: Link] = [:]
+    private let origin = ContinuousClock.now
+
+    init(settings: ConnectivitySettings, dnsLookup: @escaping @Sendable (String) async -> [String],
+         capportURL: @escaping @Sendable (SSID) -> String?) {
+        self.settings = settings
+        var transfer = TransferOptions(timeout: settings.probeTimeout, connectTimeout: min(settings.probeTimeout, .seconds(3)))
+        transfer.caFile = settings.caFile
+        self.checker = ConnectivityChecker(configuration: ConnectivityConfiguration(probes: settings.probes ?? ConnectivityProbe.defaultSet,
+                                                                                   transfer: transfer))
+        self.dnsLookup = dnsLookup
+        self.capportURL = capportURL
+    }
+
+    func attach(engine: Engine) { self.engine = engine }
+
+    private var elapsed: Duration { ContinuousClock.now - origin }
+
+    /// The link joined `ssid`: check it now and keep checking.
+    func joined(_ interface: String, ssid: SSID) {
+        if let link = links[interface], link.ssid == ssid { return }
+        left(interface)
+        let api = capportURL(ssid) ?? settings.capportURL
+        var transfer = checker.configuration.transfer
+        transfer.maxBodyBytes = 64 * 1024
+        let schedule = ConnectivitySchedule(configuration: .init(interval: settings.interval))
+        links[interface] = Link(ssid: ssid, schedule: schedule, capport: api.map { CaptivePortalAPIClient(url: $0, options: transfer) })
+        restartLoop(interface)
+    }
+
+    /// The link left its network: stop checking it.
+    func left(_ interface: String) {
+        guard let link = links.removeValue(forKey: interface) else { return }
+        link.loop?.cancel()
+    }
+
+    /// Check again soon (after a sign-in or a maintain): backoff restarts.
+    func recheckSoon(_ interface: String) {
+        guard links[interface] != nil else { return }
+        links[interface]?.schedule.recheckSoon(at: elapsed)
+        restartLoop(interface)
+    }
+
+    private func restartLoop(_ interface: String) {
+        links[interface]?.loop?.cancel()
+        links[interface]?.loop = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                let delay = await self.delayBeforeNextCheck(interface)
+                if delay > .zero { try? await Task.sleep(for: delay) }
+                if Task.isCancelled { return }
+                _ = await self.verdict(for: interface, fresh: true)
+            }
+        }
+    }
+
+    private func delayBeforeNextCheck(_ interface: String) -> Duration {
+        guard let link = links[interface] else { return .seconds(3600) }
+        return link.schedule.nextCheck - elapsed
+    }
+
+    /// The DNS servers for a link: NetworkManager's, else the configured ones.
+    func dnsServers(_ interface: String) async -> [String] {
+        let fromNM = await dnsLookup(interface)
+        return fromNM.isEmpty ? settings.dnsServers : fromNM
+    }
+
+    /// The verdict for a link: the check under way, one younger than 2 s, or (with `fresh`, or
+    /// none recent) a new check.
+    func verdict(for interface: String, fresh: Bool) async -> ProbeVerdict {
+        if let running = links[interface]?.inflight { return await running.value }
+        if !fresh, let last = links[interface]?.last, ContinuousClock.now - last.at < .seconds(2) { return last.verdict }
+        let capport = links[interface]?.capport
+        let bind = settings.bindInterface ? interface : nil
+        let checker = self.checker
+        let dns = await dnsServers(interface)
+        if let running = links[interface]?.inflight { return await running.value }
+        let task = Task { await checker.check(interface: bind, dnsServers: dns, capport: capport) }
+        guard links[interface] != nil else { return await task.value }
+        links[interface]?.inflight = task
+        let verdict = await task.value
+        guard links[interface]?.inflight == task else { return verdict }
+        links[interface]?.inflight = nil
+        links[interface]?.last = (verdict, ContinuousClock.now)
+        links[interface]?.schedule.record(verdict.state, at: elapsed)
+        let published = links[interface]?.schedule.published ?? verdict.state
+        await engine?.connectivityChecked(InterfaceID(interface), verdict: verdict, published: published)
+        return verdict
+    }
+}
+
+/// The built-in helpers' view of the daemon: transfers bound and resolved like the monitor's
+/// probes, and the monitor's verdicts.
+struct DaemonPortalEnvironment: PortalEnvironment {
+    let monitor: ConnectivityMonitor
+    let settings: ConnectivitySettings
+
+    func transferOptions(for interface: String) async -> TransferOptions {
+        var o = TransferOptions(timeout: .seconds(10), connectTimeout: .seconds(3))
+        o.interface = settings.bindInterface ? interface : nil
+        o.dnsServers = await monitor.dnsServers(interface)
+        o.caFile = settings.caFile
+        return o
+    }
+
+    func verdict(for interface: String, fresh: Bool) async -> ProbeVerdict {
+        await monitor.verdict(for: interface, fresh: fresh)
+    }
+
+    var allowPlainHTTPLogin: Bool { settings.allowPlainHTTPLogin }
+
+    var wisprProbeURL: String {
+        (settings.probes ?? ConnectivityProbe.defaultSet).first { !$0.isHTTPS }?.url ?? "http://connectivitycheck.gstatic.com/generate_204"
+    }
+}
+
+enum ConnectivityProbeCount {
+    static let defaultCount = ConnectivityProbe.defaultSet.count
+}

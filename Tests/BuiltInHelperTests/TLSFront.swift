@@ -1,0 +1,77 @@
+import BusTestKit
+import Foundation
+
+// Copied from ConnectivityTests (test targets cannot depend on each other).
+/// A test CA, a server certificate for the test names, and socat terminating TLS in front of a
+/// loopback port. Needs openssl and socat (scripts/install-deps.sh).
+final class TLSFront: Sendable {
+    let directory: URL
+    let port: UInt16
+    let process: ManagedProcess
+    var caFile: String { directory.appendingPathComponent("ca.pem").path }
+
+    static var available: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
+    }
+
+    private init(directory: URL, port: UInt16, process: ManagedProcess) {
+        self.directory = directory
+        self.port = port
+        self.process = process
+    }
+
+    static func start(forwardingTo target: UInt16) async throws -> TLSFront {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        func path(_ n: String) -> String { dir.appendingPathComponent(n).path }
+        try "subjectAltName=DNS:capport.test,DNS:*.probe.test,DNS:www.google.com,IP:127.0.0.1\n"
+            .write(toFile: path("ext.cnf"), atomically: true, encoding: .utf8)
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        for args in [
+            ["req", "-x509"] + ec + ["-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2", "-subj", "/CN=Hotspot Test CA"],
+            ["req"] + ec + ["-keyout", path("srv.key"), "-out", path("srv.csr"), "-subj", "/CN=capport.test"],
+            ["x509", "-req", "-in", path("srv.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial",
+             "-out", path("srv.pem"), "-days", "2", "-extfile", path("ext.cnf")],
+        ] {
+            let r = try await ManagedProcess.run("/usr/bin/openssl", args)
+            guard r.status == 0 else { throw TLSFrontError(message: "openssl \(args[0]) failed: \(r.stderr)") }
+        }
+        let combined = try String(contentsOfFile: path("srv.pem"), encoding: .utf8) + String(contentsOfFile: path("srv.key"), encoding: .utf8)
+        try combined.write(toFile: path("server.pem"), atomically: true, encoding: .utf8)
+        for _ in 0..<20 {
+            let port = UInt16.random(in: 20000...60000)
+            let p = try ManagedProcess.launch("/usr/bin/socat", [
+                "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,cert=\(path("server.pem")),verify=0",
+                "TCP:127.0.0.1:\(target)",
+            ])
+            for _ in 0..<100 {
+                if !p.isRunning { break }
+                if canConnect(port) { return TLSFront(directory: dir, port: port, process: p) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            p.stop()
+        }
+        throw TLSFrontError(message: "socat did not start")
+    }
+
+    func stop() {
+        process.stop(grace: 0.5)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static func canConnect(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var sa = sockaddr_in()
+        sa.sin_family = sa_family_t(AF_INET)
+        sa.sin_port = port.bigEndian
+        sa.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 } }
+    }
+}
+
+struct TLSFrontError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
