@@ -1,9 +1,15 @@
+import CDBus
 import Foundation
 import Synchronization
 
 /// A child process started by a test: its output is collected, it is stopped on `stop()` or
 /// deinit, and it is recorded in a registry so that a later run reaps it if this test process
 /// died before cleaning up.
+///
+/// Spawned with `posix_spawn`; output is read by a thread of its own with `poll`, and the exit
+/// status collected by another with `waitpid`. Foundation's `Process` and `FileHandle`
+/// readability handlers are avoided on purpose: under load, with many children started and
+/// stopped at once, they crashed the test process inside libdispatch's event loop.
 public final class ManagedProcess: Sendable {
     public struct Result: Sendable {
         public var status: Int32
@@ -11,64 +17,125 @@ public final class ManagedProcess: Sendable {
         public var stderr: String
     }
 
-    private struct Output {
-        var stdout = Data()
-        var combined = Data()
-        var stopped = false
-        var closedPipes = 0
+    final class StateBox: Sendable {
+        let state = Mutex(State())
     }
 
-    var pipesClosed: Bool { buffers.withLock { $0.closedPipes == 2 } }
+    struct State {
+        var stdout: [UInt8] = []
+        var stderr: [UInt8] = []
+        var combined: [UInt8] = []
+        var stopped = false
+        var pipesClosed = false
+        var exitStatus: Int32?
+    }
 
     public let name: String
-    private let process: Process
-    private let buffers = Mutex(Output())
+    /// The process id.
+    public let pid: Int32
+    /// In a box of its own so stop() (called from deinit) can hand it to its thread.
+    private let box = StateBox()
     private let registryEntry: URL?
 
-    private init(process: Process, name: String, registryEntry: URL?) {
-        self.process = process
+    private init(pid: Int32, name: String, registryEntry: URL?) {
+        self.pid = pid
         self.name = name
         self.registryEntry = registryEntry
     }
 
     deinit { stop() }
 
-    /// The process id.
-    public var pid: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { box.state.withLock { $0.exitStatus == nil } }
+    var pipesClosed: Bool { box.state.withLock { $0.pipesClosed } }
 
     /// Everything the process wrote so far (stdout and stderr, interleaved).
-    public var output: String { String(decoding: buffers.withLock { $0.combined }, as: UTF8.self) }
+    public var output: String { String(decoding: box.state.withLock { $0.combined }, as: UTF8.self) }
 
     /// Starts `executable` with `arguments`; `environment` is added to this process's own.
     public static func launch(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                               name: String? = nil) throws -> ManagedProcess {
         Reaper.reapOrphans()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        let display = name ?? URL(fileURLWithPath: executable).lastPathComponent
-        try p.run()
-        let entry = Reaper.record(pid: p.processIdentifier, executable: executable)
-        let managed = ManagedProcess(process: p, name: display, registryEntry: entry)
-        out.fileHandleForReading.readabilityHandler = { [weak managed] h in
-            let d = h.availableData
-            if d.isEmpty { h.readabilityHandler = nil; managed?.buffers.withLock { $0.closedPipes += 1 }; return }
-            managed?.append(d, stdout: true)
+        var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
+        guard hotspot_pipe_cloexec(&outPipe) == 0 else { throw TestKitError.startFailed("pipe: \(String(cString: strerror(errno)))") }
+        guard hotspot_pipe_cloexec(&errPipe) == 0 else {
+            close(outPipe[0]); close(outPipe[1])
+            throw TestKitError.startFailed("pipe: \(String(cString: strerror(errno)))")
         }
-        err.fileHandleForReading.readabilityHandler = { [weak managed] h in
-            let d = h.availableData
-            if d.isEmpty { h.readabilityHandler = nil; managed?.buffers.withLock { $0.closedPipes += 1 }; return }
-            managed?.append(d, stdout: false)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        for sig in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, sig) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
         }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        close(outPipe[1])
+        close(errPipe[1])
+        guard rc == 0 else {
+            close(outPipe[0]); close(errPipe[0])
+            throw TestKitError.startFailed("cannot run \(executable): \(String(cString: strerror(rc)))")
+        }
+        let entry = Reaper.record(pid: pid, executable: executable)
+        let managed = ManagedProcess(pid: pid, name: name ?? URL(fileURLWithPath: executable).lastPathComponent, registryEntry: entry)
+        let (outFD, errFD) = (outPipe[0], errPipe[0])
+        // The threads hold the state box, not the process object, so dropping the object still
+        // stops the child (deinit).
+        let box = managed.box
+        Thread.detachNewThread { readOutput(box, out: outFD, err: errFD) }
+        let childPID = pid
+        Thread.detachNewThread { waitForChild(box, pid: childPID, registryEntry: entry) }
         return managed
+    }
+
+    private static func readOutput(_ box: StateBox, out: Int32, err: Int32) {
+        var fds = [pollfd(fd: out, events: Int16(POLLIN), revents: 0), pollfd(fd: err, events: Int16(POLLIN), revents: 0)]
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while fds.contains(where: { $0.fd >= 0 }) {
+            let rc = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, 2, -1) }
+            if rc < 0 { if errno == EINTR { continue }; break }
+            for i in 0..<2 where fds[i].fd >= 0 && fds[i].revents != 0 {
+                let n = read(fds[i].fd, &buffer, buffer.count)
+                if n > 0 {
+                    let chunk = Array(buffer[0..<n])
+                    box.state.withLock { s in
+                        if i == 0 { s.stdout += chunk } else { s.stderr += chunk }
+                        s.combined += chunk
+                    }
+                } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
+                    close(fds[i].fd)
+                    fds[i].fd = -1
+                }
+            }
+        }
+        box.state.withLock { $0.pipesClosed = true }
+    }
+
+    private static func waitForChild(_ box: StateBox, pid: Int32, registryEntry: URL?) {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // Exit code for a normal exit, the signal number when a signal ended it (as Foundation).
+        let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : status & 0x7F
+        box.state.withLock { $0.exitStatus = code }
+        if let registryEntry { try? FileManager.default.removeItem(at: registryEntry) }
     }
 
     /// Runs a command to completion and returns its status and output. Waiting suspends the
@@ -80,35 +147,23 @@ public final class ManagedProcess: Sendable {
             p.stop()
             throw TestKitError.timeout("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
-        // Let the readability handlers drain what is left in the pipes (under load this can take
-        // far longer than the process took to exit).
+        // Output written just before the exit may still be in the pipes.
         let drained = ContinuousClock.now + .seconds(5)
         while !p.pipesClosed && ContinuousClock.now < drained { try? await Task.sleep(for: .milliseconds(2)) }
-        let (out, combined) = p.buffers.withLock { ($0.stdout, $0.combined) }
-        let stdout = String(decoding: out, as: UTF8.self)
-        var stderr = String(decoding: combined, as: UTF8.self)
-        if !stdout.isEmpty, let r = stderr.range(of: stdout) { stderr.removeSubrange(r) }
-        p.stop()
-        return Result(status: status, stdout: stdout, stderr: stderr)
-    }
-
-    private func append(_ d: Data, stdout: Bool) {
-        buffers.withLock { o in
-            if stdout { o.stdout.append(d) }
-            o.combined.append(d)
-        }
+        let (out, err) = p.box.state.withLock { ($0.stdout, $0.stderr) }
+        return Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
     /// Waits for the first line on stdout.
     public func waitForFirstStdoutLine(timeout: Duration) async -> String? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let line: String? = buffers.withLock { o in
-                guard let nl = o.stdout.firstIndex(of: 0x0A) else { return nil }
-                return String(decoding: o.stdout[o.stdout.startIndex..<nl], as: UTF8.self)
+            let line: String? = box.state.withLock { s in
+                guard let nl = s.stdout.firstIndex(of: 0x0A) else { return nil }
+                return String(decoding: s.stdout[..<nl], as: UTF8.self)
             }
             if let line { return line }
-            if !process.isRunning { return nil }
+            if !isRunning { return nil }
             try? await Task.sleep(for: .milliseconds(2))
         }
         return nil
@@ -119,43 +174,46 @@ public final class ManagedProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if output.contains(text) { return true }
-            if !process.isRunning { return output.contains(text) }
+            if !isRunning {
+                try? await Task.sleep(for: .milliseconds(50))
+                return output.contains(text)
+            }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
     }
 
     /// Sends `signal` (e.g. SIGKILL) without waiting.
-    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    public func send(_ signal: Int32) {
+        if isRunning { kill(pid, signal) }
+    }
 
     /// Waits for the process to exit and returns its status (nil on timeout).
     public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while true {
+            if let status = box.state.withLock({ $0.exitStatus }) { return status }
             if ContinuousClock.now > deadline { return nil }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        return process.terminationStatus
     }
 
     /// Stops the process: SIGTERM now, then SIGKILL after a grace period. Idempotent, and it
     /// never blocks the caller (it may run on the cooperative pool, or in deinit): the waiting
     /// happens on a thread of its own.
     public func stop(grace: Double = 2) {
-        let first = buffers.withLock { o -> Bool in
-            defer { o.stopped = true }
-            return !o.stopped
+        let first = box.state.withLock { s -> Bool in
+            defer { s.stopped = true }
+            return !s.stopped && s.exitStatus == nil
         }
         guard first else { return }
-        let process = self.process
-        let entry = registryEntry
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        kill(pid, SIGTERM)
+        let pid = self.pid
+        let box = self.box
         Thread.detachNewThread {
             let deadline = Date().addingTimeInterval(grace)
-            while process.isRunning && Date() < deadline { usleep(2_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            while process.isRunning { usleep(1_000) }
-            if let entry { try? FileManager.default.removeItem(at: entry) }
+            while box.state.withLock({ $0.exitStatus == nil }) && Date() < deadline { usleep(2_000) }
+            if box.state.withLock({ $0.exitStatus == nil }) { kill(pid, SIGKILL) }
         }
     }
 }

@@ -9,4 +9,10 @@ int pthread_setname_np(pthread_t thread, const char *name);
 static inline int hotspot_name_current_thread(const char *name) {
     return pthread_setname_np(pthread_self(), name);
 }
+
+/* pipe2 with O_CLOEXEC, for the test kit's child processes (declared here for the same reason). */
+int pipe2(int pipefd[2], int flags);
+static inline int hotspot_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, 02000000 /* O_CLOEXEC */);
+}
 #endif

@@ -150,7 +150,12 @@ public struct VerdictAggregator: Sendable {
         let settledOnline = successes >= required && httpsOK && !capportPending
         let settledNotOnline = !canStillBeOnline && !capportPending
         if settledOnline || settledNotOnline || everythingIn || force {
-            if !(everythingIn || force) && pendingHTTP > 0 { return .settledButForPendingHTTP }
+            if !(everythingIn || force) && pendingHTTP > 0 {
+                // Online is settled: a pending HTTP probe gets a short grace in case it reveals a
+                // portal. Not online: what the HTTP probes answer decides between portal, partial
+                // and none, so wait for them (each has its own timeout) instead of guessing.
+                return settledOnline ? .settledButForPendingHTTP : .pending
+            }
             if successes >= required && httpsOK { return .decided(verdict(.online, .expected)) }
             if httpSuccesses > 0 && httpsCount > 0 && httpsSuccesses == 0 {
                 let httpsReason = finished.first { $0.probe.isHTTPS && $0.outcome == .failed }?.reason ?? .timeout

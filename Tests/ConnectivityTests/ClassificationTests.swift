@@ -175,11 +175,24 @@ import Testing
         a.record(0, failed(http[0], .dns))
         a.record(1, failed(http[1], .dns))
         a.record(2, failed(http[2], .timeout))
-        #expect(a.evaluate(elapsed: .zero) == .settledButForPendingHTTP)
+        // Not online is settled, but the last HTTP probe could still show a portal: wait for it.
+        #expect(a.evaluate(elapsed: .zero) == .pending)
         a.record(3, failed(http[3], .dns))
         guard case .decided(let v) = a.evaluate(elapsed: .zero) else { Issue.record("not decided"); return }
         #expect(v.state == .none)
         #expect(v.reason == .dns)
+    }
+
+    @Test func anHTTPSFailureArrivingFirstWaitsForTheHTTPProbesBeforeSayingPartial() {
+        let probes = Array(http.prefix(2)) + https.prefix(1)
+        var a = VerdictAggregator(probes: probes, policy: VerdictPolicy())
+        a.record(2, failed(probes[2], .tls))
+        #expect(a.evaluate(elapsed: .seconds(1)) == .pending, "HTTP answers decide between partial, portal and none")
+        a.record(0, online(probes[0]))
+        a.record(1, online(probes[1]))
+        guard case .decided(let v) = a.evaluate(elapsed: .seconds(1)) else { Issue.record("not decided"); return }
+        #expect(v.state == .partial)
+        #expect(v.reason == .tls)
     }
 
     @Test func httpWorksHTTPSFailsIsPartial() {

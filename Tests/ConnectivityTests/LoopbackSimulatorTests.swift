@@ -208,7 +208,7 @@ struct TLSTests {
         let trusted = await h.checker(probes: probes, caFile: tls.caFile).check(interface: nil, dnsServers: h.dnsServers)
         #expect(trusted.state == .online, "\(trusted.results.map(\.reason))")
         let untrusted = await h.checker(probes: probes, caFile: "/dev/null").check(interface: nil, dnsServers: h.dnsServers)
-        #expect(untrusted.state == .partial)
+        #expect(untrusted.state == .partial, "\(untrusted.results.map { "\($0.probe.url): \($0.reason)" })")
         #expect(untrusted.reason == .tls)
     }
 }

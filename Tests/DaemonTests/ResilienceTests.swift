@@ -39,10 +39,11 @@ struct ResilienceTests {
 
     @Test func anUnknownResultFromAHelperCountsAsFailureAndIsReported() async throws {
         let s = try await Scenario()
-        _ = try await startPythonHelper(s, ["Odd", "high", "dance"])
+        let helper = try await startPythonHelper(s, ["Odd", "high", "dance"])
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitForDisconnect()
         try await s.waitFor("inactive")
+        #expect(helper.output.contains("command authenticate"))
         #expect(s.daemon.log.contains("unknown result 'dance'"), "\(s.daemon.log.suffix(2000))")
         #expect(s.daemon.process.isRunning)
     }
