@@ -27,7 +27,7 @@ public final class DaemonProcess: Sendable {
         for (k, v) in daemonSettings.sorted(by: { $0.key < $1.key }) { text += "\(k)=\(v)\n" }
         text += "[connectivity]\n"
         for (k, v) in (connectivity ?? ["enabled": "false"]).sorted(by: { $0.key < $1.key }) { text += "\(k)=\(v)\n" }
-        try text.write(to: config, atomically: true, encoding: .utf8)
+        try text.write(to: config, atomically: false, encoding: .utf8)
         let daemon = [TestKitPaths.product("hotspot-helperd").path, "--config", config.path, "--log-level", logLevel]
         let command = prefix + daemon
         let p = try ManagedProcess.launch(command[0], Array(command.dropFirst()), environment: bus.environment, name: "hotspot-helperd")
@@ -37,16 +37,25 @@ public final class DaemonProcess: Sendable {
             p.stop()
             throw TestKitError.startFailed("hotspot-helperd did not take its name; its log:\n\(p.output)")
         }
-        return DaemonProcess(process: p, stateDirectory: dir, configPath: config)
+        return DaemonProcess(process: p, stateDirectory: dir, configPath: config, ownsStateDirectory: stateDirectory == nil)
     }
 
-    init(process: ManagedProcess, stateDirectory: URL, configPath: URL) {
+    /// Whether the state directory was made here (and so is removed with the object); a directory
+    /// the caller passed in is theirs to keep, for tests that restart the daemon on it.
+    let ownsStateDirectory: Bool
+
+    init(process: ManagedProcess, stateDirectory: URL, configPath: URL, ownsStateDirectory: Bool) {
         self.process = process
+        self.ownsStateDirectory = ownsStateDirectory
         self.stateDirectory = stateDirectory
         self.configPath = configPath
     }
 
-    deinit { process.stop() }
+    deinit {
+        process.stop()
+        try? FileManager.default.removeItem(at: configPath)
+        if ownsStateDirectory { try? FileManager.default.removeItem(at: stateDirectory) }
+    }
 
     /// The daemon's log so far.
     public var log: String { process.output }

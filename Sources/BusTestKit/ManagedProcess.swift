@@ -228,7 +228,7 @@ enum Reaper {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let entry = directory.appendingPathComponent("\(pid)")
         let text = "\(getpid())\n\(startTime(of: pid) ?? "")\n\(executable)\n"
-        return (try? text.write(to: entry, atomically: true, encoding: .utf8)) != nil ? entry : nil
+        return (try? text.write(to: entry, atomically: false, encoding: .utf8)) != nil ? entry : nil
     }
 
     /// Once per test process: kill recorded children whose recording parent no longer runs,

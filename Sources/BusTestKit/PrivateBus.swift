@@ -11,7 +11,6 @@ public enum TestKitPaths {
     public static var busConfig: URL { repositoryRoot.appendingPathComponent("Tests/bus/test-bus.conf") }
 
     /// The same bus with a path-based socket, reachable from other network namespaces.
-    public static var pathBusConfig: URL { repositoryRoot.appendingPathComponent("Tests/bus/test-bus-path.conf") }
 
     /// The directory holding the built products (beside the running test bundle).
     public static var productsDirectory: URL {
@@ -49,25 +48,35 @@ public final class PrivateBus: Sendable {
     public let address: String
     public let process: ManagedProcess
 
-    /// Starts `dbus-daemon` with the test configuration and waits for its address. With
-    /// `pathSocket`, the bus listens on a socket file instead of an abstract socket, so processes
-    /// in other network namespaces (`ip netns exec`) can connect.
-    public init(pathSocket: Bool = false) async throws {
+    /// The directory holding the bus socket; removed when the bus stops.
+    public let socketDirectory: URL
+
+    /// Starts `dbus-daemon` with the test configuration (Tests/bus/test-bus.conf) and waits for
+    /// its address. The socket is a file in a directory of its own, so processes in other network
+    /// namespaces (`ip netns exec`) can connect too, and nothing is left in /tmp afterwards.
+    public init() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-bus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        socketDirectory = dir
         process = try ManagedProcess.launch(
             "/usr/bin/dbus-daemon",
-            ["--config-file=\(pathSocket ? TestKitPaths.pathBusConfig.path : TestKitPaths.busConfig.path)", "--print-address=1", "--nofork", "--nopidfile"],
+            ["--config-file=\(TestKitPaths.busConfig.path)", "--address=unix:dir=\(dir.path)", "--print-address=1", "--nofork", "--nopidfile"],
             name: "dbus-daemon")
         guard let line = await process.waitForFirstStdoutLine(timeout: .seconds(10)), line.hasPrefix("unix:") else {
             process.stop()
+            try? FileManager.default.removeItem(at: dir)
             throw TestKitError.startFailed("dbus-daemon printed no address; its log:\n\(process.output)")
         }
         address = line
     }
 
-    deinit { process.stop() }
+    deinit { stop() }
 
-    /// Stops the bus (every connection on it sees a disconnect).
-    public func stop() { process.stop() }
+    /// Stops the bus (every connection on it sees a disconnect) and removes its socket.
+    public func stop() {
+        process.stop()
+        try? FileManager.default.removeItem(at: socketDirectory)
+    }
 
     /// The environment a child process needs to use this bus as both its system and session bus.
     public var environment: [String: String] {

@@ -29,7 +29,7 @@ struct RealSignInDemo {
         defer { try? FileManager.default.removeItem(at: profiles) }
         let profile = profiles.appendingPathComponent("cityfree.conf").path
         let text = "[CityFree]\nssid=CityFree\ndisplay-name=City Free Wi-Fi\nsign-in=click-through\n"
-        try text.write(toFile: profile, atomically: true, encoding: .utf8)
+        try text.write(toFile: profile, atomically: false, encoding: .utf8)
         chmod(profile, 0o600)
         demo.say("  ✓ profile \(profile) (mode 0600):")
         for line in text.split(separator: "\n") { demo.say("      \(line)") }

@@ -27,7 +27,7 @@ for f in 0..<100 {
         }
     }
     let path = dir.appendingPathComponent(String(format: "p%03d.conf", f)).path
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    try text.write(toFile: path, atomically: false, encoding: .utf8)
     chmod(path, 0o600)
 }
 

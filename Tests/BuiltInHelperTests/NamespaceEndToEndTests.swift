@@ -89,7 +89,7 @@ final class DaemonLab: Sendable {
                 throw LabFailure(message: "simulator in \(ns) did not start: \(p.output)")
             }
         }
-        let bus = try await PrivateBus(pathSocket: true)
+        let bus = try await PrivateBus()
         keep(bus.process)
         let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
         keep(nm.process)

@@ -16,7 +16,7 @@ struct ProfilesDirectory {
     @discardableResult
     func write(_ name: String, _ text: String, mode: Int = 0o600) throws -> String {
         let p = url.appendingPathComponent(name).path
-        try text.write(toFile: p, atomically: true, encoding: .utf8)
+        try text.write(toFile: p, atomically: false, encoding: .utf8)
         chmod(p, mode_t(mode))
         return p
     }

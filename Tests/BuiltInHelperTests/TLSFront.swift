@@ -25,7 +25,7 @@ final class TLSFront: Sendable {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         func path(_ n: String) -> String { dir.appendingPathComponent(n).path }
         try "subjectAltName=DNS:capport.test,DNS:*.probe.test,DNS:www.google.com,IP:127.0.0.1\n"
-            .write(toFile: path("ext.cnf"), atomically: true, encoding: .utf8)
+            .write(toFile: path("ext.cnf"), atomically: false, encoding: .utf8)
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         for args in [
             ["req", "-x509"] + ec + ["-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2", "-subj", "/CN=Hotspot Test CA"],
@@ -37,7 +37,7 @@ final class TLSFront: Sendable {
             guard r.status == 0 else { throw TLSFrontError(message: "openssl \(args[0]) failed: \(r.stderr)") }
         }
         let combined = try String(contentsOfFile: path("srv.pem"), encoding: .utf8) + String(contentsOfFile: path("srv.key"), encoding: .utf8)
-        try combined.write(toFile: path("server.pem"), atomically: true, encoding: .utf8)
+        try combined.write(toFile: path("server.pem"), atomically: false, encoding: .utf8)
         for _ in 0..<20 {
             let port = UInt16.random(in: 20000...60000)
             let p = try ManagedProcess.launch("/usr/bin/socat", [

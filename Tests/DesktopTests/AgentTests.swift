@@ -29,7 +29,7 @@ extension DesktopTests {
                 try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
                 opened = dir.appendingPathComponent("opened")
                 browser = dir.appendingPathComponent("browser")
-                try "#!/bin/sh\necho \"$1\" >> '\(opened.path)'\n".write(to: browser, atomically: true, encoding: .utf8)
+                try "#!/bin/sh\necho \"$1\" >> '\(opened.path)'\n".write(to: browser, atomically: false, encoding: .utf8)
                 try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser.path)
             }
 

@@ -49,7 +49,7 @@ extension DesktopTests {
             let destdir = try await DesktopTests.InstallTests.install()
             defer { try? FileManager.default.removeItem(at: destdir) }
             let config = destdir.appendingPathComponent("system-bus.conf")
-            try Self.configuration(destdir: destdir).write(to: config, atomically: true, encoding: .utf8)
+            try Self.configuration(destdir: destdir).write(to: config, atomically: false, encoding: .utf8)
             let busProcess = try ManagedProcess.launch("/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--print-address=1", "--nofork", "--nopidfile"])
             let address = try #require(await busProcess.waitForFirstStdoutLine(timeout: .seconds(10)), "dbus-daemon refused the configuration:\n\(busProcess.output)")
             #expect(!busProcess.output.contains("Encountered error"), "\(busProcess.output)")
@@ -68,7 +68,7 @@ extension DesktopTests {
             // root may: the daemon takes it.
             let state = try DesktopTests.InstallTests.temporaryDirectory("hotspot-policy-state")
             let daemonConfig = state.appendingPathComponent("hotspot-helperd.conf")
-            try "[daemon]\nstate-dir=\(state.path)\n".write(to: daemonConfig, atomically: true, encoding: .utf8)
+            try "[daemon]\nstate-dir=\(state.path)\n".write(to: daemonConfig, atomically: false, encoding: .utf8)
             let daemon = try ManagedProcess.launch(destdir.path + "/usr/libexec/hotspot-helperd", ["--config", daemonConfig.path],
                                                    environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
             defer { daemon.stop(); busProcess.stop(); try? FileManager.default.removeItem(at: state) }

@@ -115,7 +115,7 @@ extension DesktopTests {
                 let text = try String(contentsOfFile: root.path + unit, encoding: .utf8)
                     .replacingOccurrences(of: "ExecStart=/usr/", with: "ExecStart=\(root.path)/usr/")
                 let copy = work.appendingPathComponent(URL(fileURLWithPath: unit).lastPathComponent)
-                try text.write(to: copy, atomically: true, encoding: .utf8)
+                try text.write(to: copy, atomically: false, encoding: .utf8)
                 let r = try await ManagedProcess.run("/usr/bin/systemd-analyze", (user ? ["--user"] : []) + ["verify", copy.path],
                                                      environment: ["MANPATH": root.path + "/usr/share/man:", "XDG_RUNTIME_DIR": runtime.path])
                 #expect(r.status == 0 && r.stderr.isEmpty && r.stdout.isEmpty, "\(unit): \(r.stdout)\(r.stderr)")
