@@ -17,6 +17,10 @@ packages=(
   iproute2             # network namespaces for interface-binding tests
   openssl              # a test CA and server certificates for HTTPS tests
   socat                # TLS termination in front of the portal simulator in tests
+  make                 # make install in the packaging tests
+  man-db               # rendering the man pages in the packaging tests
+  desktop-file-utils   # desktop-file-validate on the autostart entry
+  dpkg-dev             # dpkg-shlibdeps for the .deb's dependencies
 )
 
 missing=()
