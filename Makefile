@@ -9,6 +9,8 @@ help:
 	@echo "make test    run the whole test suite (unit, private-bus and mock NetworkManager tests)"
 	@echo "make demo    the daemon against a simulated NetworkManager and an example helper, live"
 	@echo "make bench   run the benchmarks in release mode and print figures and ratios"
+	@echo "make fuzz    the built-in fuzz driver on every target (FUZZ_SECONDS each, default 30)"
+	@echo "make fuzz-libfuzzer  coverage-guided fuzzing with libFuzzer + ASan (FUZZ_SECONDS each, default 60)"
 	@echo "make release build hotspot-helperd, hotspotctl and hotspot-helper-agent (release, Swift runtime linked in)"
 	@echo "make install install them and every system file (DESTDIR=, PREFIX=/usr; SKIP_BUILD=1 uses BUILT_PRODUCTS as is)"
 	@echo "make deb     build hotspot-helper_VERSION_ARCH.deb from the tree (dpkg-deb; lintian if installed)"
@@ -21,7 +23,15 @@ build: deps
 
 test: deps
 	$(SWIFT) build --build-tests
+	.build/debug/hotspot-fuzz --seconds $${FUZZ_SECONDS:-3}
 	$(SWIFT) test --skip-build
+
+fuzz: deps
+	$(SWIFT) build --product hotspot-fuzz
+	.build/debug/hotspot-fuzz --seconds $${FUZZ_SECONDS:-30}
+
+fuzz-libfuzzer: deps
+	./scripts/fuzz.sh
 
 bench: deps
 	$(SWIFT) build -c release

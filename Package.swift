@@ -86,7 +86,8 @@ let package = Package(
         // Fuzz targets for everything the daemon parses, and their driver.
         .target(name: "FuzzTargets", dependencies: ["DBus", "HotspotCore", "HotspotProtocol", "HotspotDaemon", "NetworkManager", "Connectivity"],
                 swiftSettings: strict),
-        .executableTarget(name: "hotspot-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
+        .target(name: "CLibFuzzer"),
+        .executableTarget(name: "hotspot-fuzz", dependencies: ["FuzzTargets", "CLibFuzzer"], swiftSettings: strict),
         .executableTarget(name: "daemon-benchmark", dependencies: [
             "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
         ], swiftSettings: strict),

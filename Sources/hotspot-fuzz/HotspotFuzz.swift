@@ -2,21 +2,31 @@ import FuzzTargets
 import Foundation
 
 #if LIBFUZZER
-// Built with `-sanitize=fuzzer` (make fuzz-libfuzzer): libFuzzer provides main and calls this.
-// The target comes from FUZZ_TARGET.
-nonisolated(unsafe) let libFuzzerTarget: FuzzTarget = {
-    let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
-    guard let t = FuzzTarget(rawValue: name) else {
-        FileHandle.standardError.write(Data("set FUZZ_TARGET to one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: " "))\n".utf8))
-        exit(2)
-    }
-    return t
-}()
+import CLibFuzzer
+
+// Built with `-sanitize=fuzzer` (make fuzz-libfuzzer): libFuzzer drives LLVMFuzzerTestOneInput.
+// The target comes from FUZZ_TARGET; the arguments are libFuzzer's (corpus directories, -max_total_time…).
+nonisolated(unsafe) var libFuzzerTarget = FuzzTarget.dbusMessage
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    libFuzzerTarget.run(Array(UnsafeBufferPointer(start: data, count: size)))
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    libFuzzerTarget.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
     return 0
+}
+
+@main
+struct HotspotFuzz {
+    static func main() {
+        let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
+        guard let target = FuzzTarget(rawValue: name) else {
+            FileHandle.standardError.write(Data("set FUZZ_TARGET to one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: " "))\n".utf8))
+            exit(2)
+        }
+        libFuzzerTarget = target
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzOneInput(data, size) })
+    }
 }
 #else
 /// The built-in fuzz driver: mutates each target's seeds and corpus for a bounded time and saves

@@ -1,0 +1,2 @@
+/* Only a header: see include/CLibFuzzer.h. */
+#include "CLibFuzzer.h"

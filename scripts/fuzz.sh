@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing with libFuzzer: builds hotspot-fuzz with -sanitize=fuzzer,address into
+# .build-fuzz and runs every target (or those named) for FUZZ_SECONDS each. The working corpus
+# grows in .fuzz-corpus/<target> (seeded from Tests/FuzzCorpus/<target>); a crashing input is
+# written to fuzz-crashes/ — commit it under Tests/FuzzCorpus/<target>/ to keep it as a
+# regression test (FuzzRegressionTests runs every committed input).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-60}
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(dbus-message helper-response networkmanager wispr capport keyfile probe-response)
+fi
+swift build --scratch-path .build-fuzz --product hotspot-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLIBFUZZER
+mkdir -p fuzz-crashes
+status=0
+for t in "${targets[@]}"; do
+  mkdir -p ".fuzz-corpus/$t"
+  [ -d "Tests/FuzzCorpus/$t" ] && cp -n "Tests/FuzzCorpus/$t"/* ".fuzz-corpus/$t/" 2>/dev/null || true
+  echo "== $t: ${seconds} s"
+  if ! FUZZ_TARGET="$t" .build-fuzz/debug/hotspot-fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+      -artifact_prefix="fuzz-crashes/$t-" -print_final_stats=1 ".fuzz-corpus/$t" 2>&1 \
+      | grep -E "^(#[0-9]+ +DONE|Done|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)"; then
+    :
+  fi
+  if ls fuzz-crashes/"$t"-* >/dev/null 2>&1; then status=1; echo "!! $t: crashing inputs in fuzz-crashes/"; fi
+done
+exit $status
