@@ -13,6 +13,8 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(dbus-message helper-response networkmanager wispr capport keyfile probe-response)
 fi
+swift build --product hotspot-fuzz
+.build/debug/hotspot-fuzz --write-seeds .fuzz-corpus >/dev/null
 swift build --scratch-path .build-fuzz --product hotspot-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLIBFUZZER
 mkdir -p fuzz-crashes
 status=0

@@ -50,9 +50,21 @@ struct HotspotFuzz {
             case "--seed": seed = UInt64(args.next() ?? "") ?? seed
             case "--corpus": corpus = args.next() ?? corpus
             case "--crash-dir": crashes = args.next() ?? crashes
+            case "--write-seeds":
+                let dir = args.next() ?? corpus
+                for t in FuzzTarget.allCases {
+                    let sub = dir + "/" + t.rawValue
+                    try? FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+                    for (i, seed) in t.seeds.enumerated() {
+                        FileManager.default.createFile(atPath: sub + "/seed-\(i)", contents: Data(seed))
+                    }
+                }
+                print("seeds written under \(dir)")
+                return
             case "-h", "--help":
                 print("""
                 usage: hotspot-fuzz [--target NAME] [--seconds S] [--seed N] [--corpus DIR] [--crash-dir DIR]
+                       hotspot-fuzz --write-seeds DIR   (each target's seeds as files, to start libFuzzer from)
 
                 Runs each fuzz target (default: all, \(Int(seconds)) s each) on mutations of its seeds and of the
                 committed corpus (DIR/<target>/*). An input that crashes is written to
