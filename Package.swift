@@ -84,7 +84,8 @@ let package = Package(
             "BusTestKit", "DBus", "HotspotProtocol", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         // Fuzz targets for everything the daemon parses, and their driver.
-        .target(name: "FuzzTargets", dependencies: ["DBus", "HotspotCore", "HotspotProtocol", "HotspotDaemon", "NetworkManager", "Connectivity"],
+        .target(name: "FuzzTargets", dependencies: ["DBus", "HotspotCore", "HotspotProtocol", "HotspotDaemon", "NetworkManager", "Connectivity",
+                                                   "BuiltInHelpers"],
                 swiftSettings: strict),
         .target(name: "CLibFuzzer"),
         .executableTarget(name: "hotspot-fuzz", dependencies: ["FuzzTargets", "CLibFuzzer"], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import BuiltInHelpers
 import Connectivity
 @_spi(Fuzzing) import DBus
 import Foundation
@@ -21,6 +22,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case capport
     /// The daemon's configuration keyfile.
     case keyfile
+    /// Hotspot profiles (keyfiles in the profiles directory).
+    case profile
     /// HTTP answers to connectivity probes.
     case probeResponse = "probe-response"
 
@@ -56,6 +59,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = CaptivePortalAPIDocument.parse(Data(bytes))
         case .keyfile:
             _ = try? DaemonConfiguration.parse(bytes, path: "fuzz.conf")
+        case .profile:
+            // The loader reads files (it checks their owner and mode): one scratch file per process.
+            FileManager.default.createFile(atPath: Self.profilePath, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
+            let (profiles, problems) = ProfileLoader.loadFile(path: Self.profilePath, requireRootOwner: false)
+            _ = ProfileIndex(profiles).conflicts
+            _ = problems.count
         case .probeResponse:
             var input = FuzzInput(bytes)
             let status = input.pick([200, 204, 301, 302, 303, 307, 308, 404, 500, 511, input.int(0...999)])
@@ -70,6 +79,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
         }
     }
+
+    /// Removes the scratch files the targets use.
+    public static func cleanUp() { try? FileManager.default.removeItem(atPath: profilePath) }
+
+    static let profilePath = FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-fuzz-profile-\(getpid()).conf").path
 
     /// Seed inputs: valid examples the mutations start from.
     public var seeds: [[UInt8]] {
@@ -99,6 +113,31 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .keyfile:
             return [Array("[daemon]\nstate-dir=/var/lib/hotspot-helper\ncommand-timeout=45\nmaintain-interval=300\nfilter-interval=0.5\n".utf8),
                     Array("# comment\n[other]\nkey=value\n".utf8)]
+        case .profile:
+            return [Array("""
+            [CityFree]
+            ssid=CityFree
+            display-name=City Free Wi-Fi
+            sign-in=click-through
+            confidence=high
+
+            [Hotel]
+            ssid-prefix=Hotel-
+            sign-in=form
+            form-field-room=101
+            password=correct horse
+
+            [Roaming]
+            ssid=RoamNet
+            sign-in=wispr
+            username=alice
+            user-password=wonderland
+
+            [Airport]
+            ssid=AirportFree
+            sign-in=capport
+            capport-url=https://capport.example/api
+            """.utf8)]
         case .probeResponse:
             return [[0, 0, 0, 1, 0] + Array("Success".utf8), [0, 0, 0, 4, 1, 0, 0, 0, 0, 20] + Array("http://portal.example/".utf8)]
         }

@@ -95,6 +95,7 @@ struct HotspotFuzz {
             }
             print("\(target.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(executions) executions, no crash")
         }
+        FuzzTarget.cleanUp()
     }
 
     static func loadCorpus(_ dir: String) -> [[UInt8]] {

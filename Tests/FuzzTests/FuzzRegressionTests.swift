@@ -21,6 +21,7 @@ import Testing
         for _ in 0..<3_000 {
             target.run(mutator.mutate(inputs[mutator.below(inputs.count)], other: inputs[mutator.below(inputs.count)]))
         }
+        if target == .profile { FuzzTarget.cleanUp() }
     }
 
     @Test func theMutatorIsDeterministicForASeed() {
