@@ -22,7 +22,7 @@ for t in "${targets[@]}"; do
   mkdir -p ".fuzz-corpus/$t"
   [ -d "Tests/FuzzCorpus/$t" ] && cp -n "Tests/FuzzCorpus/$t"/* ".fuzz-corpus/$t/" 2>/dev/null || true
   echo "== $t: ${seconds} s"
-  if ! FUZZ_TARGET="$t" .build-fuzz/debug/hotspot-fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -detect_leaks=0 \
+  if ! ASAN_OPTIONS=detect_leaks=0 FUZZ_TARGET="$t" .build-fuzz/debug/hotspot-fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -detect_leaks=0 \
       -artifact_prefix="fuzz-crashes/$t-" -print_final_stats=1 ".fuzz-corpus/$t" 2>&1 \
       | grep -E "^(#[0-9]+ +DONE|Done|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)"; then
     :
