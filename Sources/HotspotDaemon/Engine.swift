@@ -51,6 +51,10 @@ public actor Engine {
     private let start = ContinuousClock.now
     private var timers: [TimerID: Task<Void, Never>] = [:]
     private var inflight: [CommandToken: (task: Task<Void, Never>, started: ContinuousClock.Instant, request: CommandRequest)] = [:]
+    /// Calls the core has given up on (deadline passed or cancelled) that are still waiting for
+    /// their reply until the D-Bus timeout, so a late answer reaches the core as a stray answer:
+    /// ignored there, but it proves the helper alive (the unresponsive rule).
+    private var lingering: [CommandToken: (task: Task<Void, Never>, request: CommandRequest)] = [:]
     private(set) var helpers: [HelperID: HelperEndpoint] = [:]
     private(set) var interfaces: [InterfaceID: InterfaceRecord] = [:]
     private var nextInterfaceNumber = 0
@@ -63,6 +67,9 @@ public actor Engine {
         let store = StateFile(directory: configuration.stateDirectory)
         self.store = store
         var restored = PersistentState()
+        for stale in store.removeStaleTemporaries() {
+            log.warning("state directory: removed \(stale), left over from a save that never finished (the daemon was killed)")
+        }
         do {
             let load = try store.loadState()
             restored = load.state
@@ -293,6 +300,10 @@ public actor Engine {
             inflight[token] = nil
             await publisher?.commandCompleted(f.request, result: "helper-left", seconds: seconds(since: f.started))
         }
+        for (token, l) in lingering where l.request.helper == id {
+            l.task.cancel()
+            lingering[token] = nil
+        }
         await handle(.helperLeft(id))
         await publishHelpers()
     }
@@ -345,7 +356,9 @@ public actor Engine {
             send(request)
         case .cancelCommand(let token):
             if let f = inflight.removeValue(forKey: token) {
-                f.task.cancel()
+                // A call with a deadline keeps listening until its D-Bus timeout (deadline + 2 s);
+                // present-ui has none, so its call ends now.
+                if f.request.deadline != nil { lingering[token] = (f.task, f.request) } else { f.task.cancel() }
                 await publisher?.commandCompleted(f.request, result: "cancelled", seconds: seconds(since: f.started))
             }
         case .disconnect(let name):
@@ -465,7 +478,13 @@ public actor Engine {
     }
 
     private func commandFinished(_ request: CommandRequest, outcome: CommandOutcome) async {
-        guard let f = inflight.removeValue(forKey: request.token) else { return }
+        guard let f = inflight.removeValue(forKey: request.token) else {
+            guard lingering.removeValue(forKey: request.token) != nil, case .answered(let response) = outcome else { return }
+            log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue) arrived after the command ended; ignored")
+            await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
+                                                      confidence: response.confidence, claims: response.claims)))
+            return
+        }
         let secs = seconds(since: f.started)
         switch outcome {
         case .answered(let response):
