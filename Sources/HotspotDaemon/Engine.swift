@@ -98,7 +98,10 @@ public actor Engine {
     @discardableResult
     func handle(_ event: HotspotEvent) async -> [HotspotEffect] {
         let effects = core.handle(event, now: now)
-        for effect in effects { await execute(effect) }
+        // The state is saved before anything else is carried out, so no helper hears a command
+        // (authenticate, say) whose cause a crash right after could still lose.
+        for effect in effects { if case .persist = effect { await execute(effect) } }
+        for effect in effects { if case .persist = effect {} else { await execute(effect) } }
         return effects
     }
 
@@ -298,7 +301,7 @@ public actor Engine {
         for (token, f) in inflight where f.request.helper == id {
             f.task.cancel()
             inflight[token] = nil
-            await publisher?.commandCompleted(f.request, result: "helper-left", seconds: seconds(since: f.started))
+            await completed(f.request, result: "helper-left", seconds: seconds(since: f.started))
         }
         for (token, l) in lingering where l.request.helper == id {
             l.task.cancel()
@@ -359,7 +362,7 @@ public actor Engine {
                 // A call with a deadline keeps listening until its D-Bus timeout (deadline + 2 s);
                 // present-ui has none, so its call ends now.
                 if f.request.deadline != nil { lingering[token] = (f.task, f.request) } else { f.task.cancel() }
-                await publisher?.commandCompleted(f.request, result: "cancelled", seconds: seconds(since: f.started))
+                await completed(f.request, result: "cancelled", seconds: seconds(since: f.started))
             }
         case .disconnect(let name):
             log.info("disconnecting \(name)")
@@ -418,6 +421,13 @@ public actor Engine {
         case .requestDeclined:
             break // returned to the caller through handle()
         }
+    }
+
+    /// CommandCompleted, on the interface's path: its number is kept for good, so commands that
+    /// end because the interface is going away are reported too.
+    private func completed(_ request: CommandRequest, result: String, seconds: Double) async {
+        guard let number = numbers[request.interface] else { return }
+        await publisher?.commandCompleted(request, path: HotspotContract.interfacePath(number), result: result, seconds: seconds)
     }
 
     private func timerFired(_ id: TimerID) async {
@@ -488,18 +498,18 @@ public actor Engine {
         let secs = seconds(since: f.started)
         switch outcome {
         case .answered(let response):
-            await publisher?.commandCompleted(request, result: response.result.rawValue, seconds: secs)
+            await completed(request, result: response.result.rawValue, seconds: secs)
             log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms")
             await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
                                                       confidence: response.confidence, claims: response.claims)))
         case .malformed(let problem):
-            await publisher?.commandCompleted(request, result: "failure", seconds: secs)
+            await completed(request, result: "failure", seconds: secs)
             await handle(.helperAnswerMalformed(request.token, helper: request.helper, problem: problem))
         case .timedOut:
-            await publisher?.commandCompleted(request, result: "timed-out", seconds: secs)
+            await completed(request, result: "timed-out", seconds: secs)
             await handle(.helperTimedOut(request.token))
         case .vanished:
-            await publisher?.commandCompleted(request, result: "helper-left", seconds: secs)
+            await completed(request, result: "helper-left", seconds: secs)
             if let h = helpers[request.helper] { await helperVanished(request.helper, uniqueName: h.uniqueName) }
         }
     }
