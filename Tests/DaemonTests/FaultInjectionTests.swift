@@ -206,7 +206,12 @@ struct FaultInjectionTests {
             _ = try await s.mock("EmitSignalDetailed", [.string(g.interface), .string(g.member), .string(g.signature), .array(element: .variant, g.args),
                                                        .varDict(["path": .string(g.path)])])
         }
-        // A real change after the ghosts: once the daemon shows it, it has handled them all.
+        // A real change after the ghosts (one that does not resend the device's list of access
+        // points): once the daemon shows it, it has handled them all, and shows nothing else.
+        _ = try await s.mock("SetProperty", ["/org/freedesktop/NetworkManager/AccessPoint/ap1", .string("\(nm).AccessPoint"), "Strength", .variant(.byte(40))])
+        try await eventually("ap1's new strength is seen", s) { try await strength(s, of: "CityFree") == 0.4 }
+        #expect(try await scanList(s) == ["CityFree", "CoffeeShop"])
+        // And a new access point, joined.
         _ = try await s.mock("AddAccessPoint", [.string(s.device), "ap4", "Museum", "0A:00:00:00:00:04", .uint32(2), .uint32(2412),
                                                  .uint32(54000), .byte(60), .uint32(0)])
         try await eventually("the scan list matches NetworkManager's", s) { try await scanList(s) == ["CityFree", "CoffeeShop", "Museum"] }
@@ -377,6 +382,12 @@ struct FaultInjectionTests {
         let list = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
                                            member: "GetScanList").first?.arrayItems?.compactMap(\.varDict) ?? []
         return list.compactMap { $0["ssid"]?.byteArray.map { String(decoding: $0, as: UTF8.self) } }.sorted()
+    }
+
+    func strength(_ s: Scenario, of ssid: String) async throws -> Double? {
+        let list = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
+                                           member: "GetScanList").first?.arrayItems?.compactMap(\.varDict) ?? []
+        return list.first { $0["ssid"]?.byteArray == Array(ssid.utf8) }?["strength"]?.double
     }
 
     func checkPermission(_ s: Scenario) async throws -> String? {
