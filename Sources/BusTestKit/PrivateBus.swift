@@ -54,13 +54,16 @@ public final class PrivateBus: Sendable {
     /// Starts `dbus-daemon` with the test configuration (Tests/bus/test-bus.conf) and waits for
     /// its address. The socket is a file in a directory of its own, so processes in other network
     /// namespaces (`ip netns exec`) can connect too, and nothing is left in /tmp afterwards.
-    public init() async throws {
+    ///
+    /// `configuration` replaces the test configuration, e.g. with one that lets replies nobody
+    /// asked for through (Tests/bus/test-bus-unrequested-replies.conf).
+    public init(configuration: URL = TestKitPaths.busConfig) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         socketDirectory = dir
         process = try ManagedProcess.launch(
             "/usr/bin/dbus-daemon",
-            ["--config-file=\(TestKitPaths.busConfig.path)", "--address=unix:dir=\(dir.path)", "--print-address=1", "--nofork", "--nopidfile"],
+            ["--config-file=\(configuration.path)", "--address=unix:dir=\(dir.path)", "--print-address=1", "--nofork", "--nopidfile"],
             name: "dbus-daemon")
         guard let line = await process.waitForFirstStdoutLine(timeout: .seconds(10)), line.hasPrefix("unix:") else {
             process.stop()

@@ -164,8 +164,8 @@ final class BusPublisher: Sendable {
                             body: [.objectPath(record.path), .string(displayName), WireNetwork.encode(network)])
     }
 
-    func commandCompleted(_ request: CommandRequest, result: String, seconds: Double) async {
-        guard let path = await engine?.interfaces[request.interface]?.path else { return }
+    /// `path` is the interface's, even while it is being removed (its commands end then).
+    func commandCompleted(_ request: CommandRequest, path: ObjectPath, result: String, seconds: Double) async {
         try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface, member: "CommandCompleted",
                             body: [.objectPath(path), .string(request.helper.rawValue), .string(request.command.rawValue), .string(result), .double(seconds)])
     }

@@ -51,6 +51,10 @@ public actor Engine {
     private let start = ContinuousClock.now
     private var timers: [TimerID: Task<Void, Never>] = [:]
     private var inflight: [CommandToken: (task: Task<Void, Never>, started: ContinuousClock.Instant, request: CommandRequest)] = [:]
+    /// Calls the core has given up on (deadline passed or cancelled) that are still waiting for
+    /// their reply until the D-Bus timeout, so a late answer reaches the core as a stray answer:
+    /// ignored there, but it proves the helper alive (the unresponsive rule).
+    private var lingering: [CommandToken: (task: Task<Void, Never>, request: CommandRequest)] = [:]
     private(set) var helpers: [HelperID: HelperEndpoint] = [:]
     private(set) var interfaces: [InterfaceID: InterfaceRecord] = [:]
     private var nextInterfaceNumber = 0
@@ -63,6 +67,9 @@ public actor Engine {
         let store = StateFile(directory: configuration.stateDirectory)
         self.store = store
         var restored = PersistentState()
+        for stale in store.removeStaleTemporaries() {
+            log.warning("state directory: removed \(stale), left over from a save that never finished (the daemon was killed)")
+        }
         do {
             let load = try store.loadState()
             restored = load.state
@@ -91,7 +98,10 @@ public actor Engine {
     @discardableResult
     func handle(_ event: HotspotEvent) async -> [HotspotEffect] {
         let effects = core.handle(event, now: now)
-        for effect in effects { await execute(effect) }
+        // The state is saved before anything else is carried out, so no helper hears a command
+        // (authenticate, say) whose cause a crash right after could still lose.
+        for effect in effects { if case .persist = effect { await execute(effect) } }
+        for effect in effects { if case .persist = effect {} else { await execute(effect) } }
         return effects
     }
 
@@ -291,7 +301,11 @@ public actor Engine {
         for (token, f) in inflight where f.request.helper == id {
             f.task.cancel()
             inflight[token] = nil
-            await publisher?.commandCompleted(f.request, result: "helper-left", seconds: seconds(since: f.started))
+            await completed(f.request, result: "helper-left", seconds: seconds(since: f.started))
+        }
+        for (token, l) in lingering where l.request.helper == id {
+            l.task.cancel()
+            lingering[token] = nil
         }
         await handle(.helperLeft(id))
         await publishHelpers()
@@ -345,8 +359,10 @@ public actor Engine {
             send(request)
         case .cancelCommand(let token):
             if let f = inflight.removeValue(forKey: token) {
-                f.task.cancel()
-                await publisher?.commandCompleted(f.request, result: "cancelled", seconds: seconds(since: f.started))
+                // A call with a deadline keeps listening until its D-Bus timeout (deadline + 2 s);
+                // present-ui has none, so its call ends now.
+                if f.request.deadline != nil { lingering[token] = (f.task, f.request) } else { f.task.cancel() }
+                await completed(f.request, result: "cancelled", seconds: seconds(since: f.started))
             }
         case .disconnect(let name):
             log.info("disconnecting \(name)")
@@ -407,6 +423,13 @@ public actor Engine {
         }
     }
 
+    /// CommandCompleted, on the interface's path: its number is kept for good, so commands that
+    /// end because the interface is going away are reported too.
+    private func completed(_ request: CommandRequest, result: String, seconds: Double) async {
+        guard let number = numbers[request.interface] else { return }
+        await publisher?.commandCompleted(request, path: HotspotContract.interfacePath(number), result: result, seconds: seconds)
+    }
+
     private func timerFired(_ id: TimerID) async {
         guard timers.removeValue(forKey: id) != nil else { return }
         await handle(.timerFired(id))
@@ -465,22 +488,28 @@ public actor Engine {
     }
 
     private func commandFinished(_ request: CommandRequest, outcome: CommandOutcome) async {
-        guard let f = inflight.removeValue(forKey: request.token) else { return }
+        guard let f = inflight.removeValue(forKey: request.token) else {
+            guard lingering.removeValue(forKey: request.token) != nil, case .answered(let response) = outcome else { return }
+            log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue) arrived after the command ended; ignored")
+            await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
+                                                      confidence: response.confidence, claims: response.claims)))
+            return
+        }
         let secs = seconds(since: f.started)
         switch outcome {
         case .answered(let response):
-            await publisher?.commandCompleted(request, result: response.result.rawValue, seconds: secs)
+            await completed(request, result: response.result.rawValue, seconds: secs)
             log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms")
             await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
                                                       confidence: response.confidence, claims: response.claims)))
         case .malformed(let problem):
-            await publisher?.commandCompleted(request, result: "failure", seconds: secs)
+            await completed(request, result: "failure", seconds: secs)
             await handle(.helperAnswerMalformed(request.token, helper: request.helper, problem: problem))
         case .timedOut:
-            await publisher?.commandCompleted(request, result: "timed-out", seconds: secs)
+            await completed(request, result: "timed-out", seconds: secs)
             await handle(.helperTimedOut(request.token))
         case .vanished:
-            await publisher?.commandCompleted(request, result: "helper-left", seconds: secs)
+            await completed(request, result: "helper-left", seconds: secs)
             if let h = helpers[request.helper] { await helperVanished(request.helper, uniqueName: h.uniqueName) }
         }
     }

@@ -18,26 +18,33 @@ public struct StateFile: HotspotStateStore {
         return [UInt8](data)
     }
 
+    /// Removes temporary files (`.state.PID.tmp`) that a save interrupted by a crash or SIGKILL
+    /// left behind; the state file itself is whole either way. Returns the paths removed.
+    public func removeStaleTemporaries() -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return names.sorted().filter { $0.hasPrefix(".state.") && $0.hasSuffix(".tmp") }.map { directory + "/" + $0 }
+            .filter { unlink($0) == 0 }
+    }
+
     public func save(_ bytes: [UInt8]) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let temporary = directory + "/.state.\(getpid()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StateFileError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        var ok = bytes.withUnsafeBytes { buf -> Bool in
+        var failure: Int32 = bytes.withUnsafeBytes { buf -> Int32 in
             var offset = 0
             while offset < buf.count {
                 let n = write(fd, buf.baseAddress! + offset, buf.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return false }
+                if n < 0 { if errno == EINTR { continue }; return errno }
                 offset += n
             }
-            return true
+            return 0
         }
-        let writeErrno = errno
-        ok = ok && fsync(fd) == 0
+        if failure == 0, fsync(fd) != 0 { failure = errno }
         close(fd)
-        guard ok else {
+        guard failure == 0 else {
             unlink(temporary)
-            throw StateFileError("cannot write \(temporary): \(String(cString: strerror(writeErrno == 0 ? errno : writeErrno)))")
+            throw StateFileError("cannot write \(temporary): \(String(cString: strerror(failure)))")
         }
         guard rename(temporary, path) == 0 else {
             let e = errno

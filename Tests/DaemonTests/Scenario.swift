@@ -25,15 +25,15 @@ struct Scenario {
                              AP(name: "ap2", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:02", secure: true),
                              AP(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03")]
 
-    init(settings: [String: String] = [:], accessPoints: [AP] = Scenario.defaultAPs, stateDirectory: URL? = nil,
-         bus existing: PrivateBus? = nil) async throws {
+    init(settings: [String: String] = [:], connectivity: [String: String]? = nil, accessPoints: [AP] = Scenario.defaultAPs,
+         stateDirectory: URL? = nil, prefix: [String] = [], bus existing: PrivateBus? = nil) async throws {
         if let existing { bus = existing } else { bus = try await PrivateBus() }
         nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
         client = try bus.connect()
         device = try await Self.setUpNetworkManager(nm, client, accessPoints)
         var s = ["command-timeout": "2", "filter-interval": "0.2", "maintain-interval": "300"]
         for (k, v) in settings { s[k] = v }
-        daemon = try await DaemonProcess.start(on: bus, settings: s, stateDirectory: stateDirectory)
+        daemon = try await DaemonProcess.start(on: bus, settings: s, connectivity: connectivity, stateDirectory: stateDirectory, prefix: prefix)
         try await waitForInterface()
     }
 
