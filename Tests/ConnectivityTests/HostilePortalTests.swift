@@ -75,7 +75,8 @@ import Testing
         defer { Task { await h.stop() } }
         let v = await h.check(timeout: .seconds(10))
         #expect(v.state == .portal)
-        #expect(v.elapsed < .seconds(1))
+        // Well below the dead probe's 10 s timeout (a generous bound: the machine may be busy).
+        #expect(v.elapsed < .seconds(5))
     }
 
     @Test func deadProbeHoldsUpOnlineOnlyForTheGracePeriod() async throws {
@@ -83,7 +84,7 @@ import Testing
         defer { Task { await h.stop() } }
         let v = await h.check(timeout: .seconds(10))
         #expect(v.state == .online)
-        #expect(v.elapsed < .seconds(2), "decided after the grace period, not the 10 s timeout")
+        #expect(v.elapsed < .seconds(5), "decided after the grace period, not the 10 s timeout")
         #expect(v.results.contains { $0.reason == .cancelled })
     }
 }

@@ -122,7 +122,7 @@ import Testing
         let short = await h.check(timeout: .milliseconds(700))
         #expect(short.state == .none)
         #expect(short.reason == .timeout)
-        let long = await h.check(timeout: .seconds(4))
+        let long = await h.check(timeout: .seconds(10))
         #expect(long.state == .portal)
     }
 
