@@ -24,6 +24,9 @@ let package = Package(
         // Desktop and distribution (issue 6): the command line and the session agent.
         .executable(name: "hotspotctl", targets: ["hotspotctl"]),
         .executable(name: "hotspot-helper-agent", targets: ["hotspot-helper-agent"]),
+        // Load, soak and the benchmark report (issue 7).
+        .executable(name: "hotspot-stress", targets: ["hotspot-stress"]),
+        .executable(name: "bench-report", targets: ["bench-report"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -106,6 +109,16 @@ let package = Package(
         .testTarget(name: "DesktopTests", dependencies: [
             "HotspotClient", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "BusTestKit",
         ], swiftSettings: strict),
+
+        // Load, soak and the benchmark report (issue 7): figures in one machine-readable form and
+        // /proc readings (BenchKit), the storm, many-helpers and soak runs (hotspot-stress), and the
+        // report that runs every benchmark and merges their figures into one table (bench-report).
+        .target(name: "BenchKit", swiftSettings: strict),
+        .executableTarget(name: "hotspot-stress", dependencies: [
+            "BenchKit", "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "Connectivity",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
+        .executableTarget(name: "bench-report", dependencies: ["BenchKit"], swiftSettings: strict),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),
