@@ -81,7 +81,7 @@ let package = Package(
             "HotspotHelperKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "hotspot-portal-sim", dependencies: [
-            "PortalSimulator", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "PortalSimulator", "Connectivity", "BenchKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "hotspot-demo", dependencies: [
             "BusTestKit", "DBus", "HotspotProtocol", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -91,10 +91,10 @@ let package = Package(
                 swiftSettings: strict),
         .executableTarget(name: "hotspot-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .executableTarget(name: "daemon-benchmark", dependencies: [
-            "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
+            "BenchKit", "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
         ], swiftSettings: strict),
-        .executableTarget(name: "profiles-benchmark", dependencies: ["BuiltInHelpers", "HotspotCore", "BusTestKit"], swiftSettings: strict),
-        .executableTarget(name: "dbus-benchmark", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
+        .executableTarget(name: "profiles-benchmark", dependencies: ["BenchKit", "BuiltInHelpers", "HotspotCore", "BusTestKit"], swiftSettings: strict),
+        .executableTarget(name: "dbus-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
 
         // Desktop and distribution (issue 6): a client of the daemon's D-Bus API shared by
         // hotspotctl and the session agent, the two executables, and their tests (which also
