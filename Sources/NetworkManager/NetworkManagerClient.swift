@@ -19,8 +19,9 @@ public actor NetworkManagerClient {
         case owner(String?)
         case signal(epoch: UInt64, Signal)
         case snapshotApplied(epoch: UInt64)
-        /// Report the access-point lists that changed since the last report (see ``pendingAccessPointDevices``).
-        case flushAccessPoints(epoch: UInt64)
+        /// Report the access-point lists that changed since the last report (see
+        /// ``pendingAccessPointDevices``, which an owner change empties).
+        case flushAccessPoints
     }
 
     struct DeviceRecord {
@@ -139,9 +140,9 @@ public actor NetworkManagerClient {
             guard e == epoch else { return }
             await flushAccessPoints()
             reconciling = false
-        case .flushAccessPoints(let e):
+        case .flushAccessPoints:
             flushQueued = false
-            if e == epoch { await flushAccessPoints() }
+            await flushAccessPoints()
         }
     }
 
@@ -418,7 +419,7 @@ public actor NetworkManagerClient {
         }
         if !flushQueued && !pendingAccessPointDevices.isEmpty {
             flushQueued = true
-            inputs?.yield(.flushAccessPoints(epoch: epoch))
+            inputs?.yield(.flushAccessPoints)
         }
         return true
     }
