@@ -82,12 +82,13 @@ for (_, r) in runs {
 
 func cell(_ x: Double) -> String {
     if x.isNaN { return "–" }
+    if x == x.rounded() && abs(x) < 1e12 { return String(format: "%.0f", x) }
     if abs(x) >= 1000 { return String(format: "%.0f", x) }
     if abs(x) >= 100 { return String(format: "%.1f", x) }
     if abs(x) >= 1 { return String(format: "%.2f", x) }
     return String(format: "%.3f", x)
 }
-func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
+func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(0, n - s.count)) }
 let rows = all.map { f -> [String] in
     [f.name, cell(f.value) + " " + f.unit, f.baseline.map { cell($0) + " " + f.baselineUnit } ?? "", f.ratio.map { String(format: "%.2f×", $0) } ?? "", f.goal]
 }
@@ -97,8 +98,8 @@ say("")
 say(String(format: "Benchmark report — %@, %.0f s, release build in %@", ISO8601DateFormatter().string(from: started), Date().timeIntervalSince(started),
            directory.path))
 say("")
-say((0..<5).map { pad(header[$0], widths[$0]) }.joined(separator: " ").trimmingCharacters(in: .whitespaces))
+say((0..<5).map { pad(header[$0], widths[$0]) }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
 say((0..<5).map { String(repeating: "─", count: widths[$0]) }.joined(separator: "  "))
-for row in rows { say((0..<5).map { pad(row[$0], widths[$0]) }.joined(separator: " ").trimmingCharacters(in: .whitespaces)) }
+for row in rows { say((0..<5).map { pad(row[$0], widths[$0]) }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)) }
 for f in failed { say("FAILED: \(f)") }
 exit(failed.isEmpty ? 0 : 1)
