@@ -1,7 +1,7 @@
 # Hotspot Helper for Linux — common tasks. `make help` lists them.
 SWIFT ?= swift
 
-.PHONY: help deps build test bench demo fuzz fuzz-libfuzzer clean release install uninstall deb
+.PHONY: help deps build test bench demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report
 
 help:
 	@echo "make deps    install the Debian packages the build and the tests need (root)"
@@ -11,6 +11,9 @@ help:
 	@echo "make bench   run the benchmarks in release mode and print figures and ratios"
 	@echo "make fuzz    the built-in fuzz driver on every target (FUZZ_SECONDS each, default 30)"
 	@echo "make fuzz-libfuzzer  coverage-guided fuzzing with libFuzzer + ASan (FUZZ_SECONDS each, default 60)"
+	@echo "make load    signal storm and 100+ helpers against the daemon (release): lag, memory, fds, threads"
+	@echo "make soak    1000 joins, click-through sign-ins and leaves, checking for leaks (CYCLES=N)"
+	@echo "make bench-report  every benchmark, load and a short soak (release), in one table"
 	@echo "make release build hotspot-helperd, hotspotctl and hotspot-helper-agent (release, Swift runtime linked in)"
 	@echo "make install install them and every system file (DESTDIR=, PREFIX=/usr; SKIP_BUILD=1 uses BUILT_PRODUCTS as is)"
 	@echo "make deb     build hotspot-helper_VERSION_ARCH.deb from the tree (dpkg-deb; lintian if installed)"
@@ -39,6 +42,24 @@ bench: deps
 	.build/release/daemon-benchmark
 	.build/release/hotspot-portal-sim benchmark
 	.build/release/profiles-benchmark
+
+# ---- Load, soak and the benchmark report (issue 7) ---------------------------------------------
+# BENCH_SCRATCH: the build directory (release products in BENCH_SCRATCH/release).
+BENCH_SCRATCH ?= .build
+CYCLES ?= 1000
+SOAK_CYCLES ?= 100
+
+load: deps
+	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH)
+	$(BENCH_SCRATCH)/release/hotspot-stress load
+
+soak: deps
+	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH)
+	$(BENCH_SCRATCH)/release/hotspot-stress soak --cycles $(CYCLES)
+
+bench-report: deps
+	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH)
+	$(BENCH_SCRATCH)/release/bench-report --soak-cycles $(SOAK_CYCLES)
 
 demo: deps
 	$(SWIFT) build --product hotspot-helperd

@@ -24,6 +24,9 @@ let package = Package(
         // Desktop and distribution (issue 6): the command line and the session agent.
         .executable(name: "hotspotctl", targets: ["hotspotctl"]),
         .executable(name: "hotspot-helper-agent", targets: ["hotspot-helper-agent"]),
+        // Load, soak and the benchmark report (issue 7).
+        .executable(name: "hotspot-stress", targets: ["hotspot-stress"]),
+        .executable(name: "bench-report", targets: ["bench-report"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -78,7 +81,7 @@ let package = Package(
             "HotspotHelperKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "hotspot-portal-sim", dependencies: [
-            "PortalSimulator", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "PortalSimulator", "Connectivity", "BenchKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .executableTarget(name: "hotspot-demo", dependencies: [
             "BusTestKit", "DBus", "HotspotProtocol", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -90,10 +93,10 @@ let package = Package(
         .target(name: "CLibFuzzer"),
         .executableTarget(name: "hotspot-fuzz", dependencies: ["FuzzTargets", "CLibFuzzer"], swiftSettings: strict),
         .executableTarget(name: "daemon-benchmark", dependencies: [
-            "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
+            "BenchKit", "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
         ], swiftSettings: strict),
-        .executableTarget(name: "profiles-benchmark", dependencies: ["BuiltInHelpers", "HotspotCore", "BusTestKit"], swiftSettings: strict),
-        .executableTarget(name: "dbus-benchmark", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
+        .executableTarget(name: "profiles-benchmark", dependencies: ["BenchKit", "BuiltInHelpers", "HotspotCore", "BusTestKit"], swiftSettings: strict),
+        .executableTarget(name: "dbus-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
 
         // Desktop and distribution (issue 6): a client of the daemon's D-Bus API shared by
         // hotspotctl and the session agent, the two executables, and their tests (which also
@@ -108,6 +111,16 @@ let package = Package(
         .testTarget(name: "DesktopTests", dependencies: [
             "HotspotClient", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "BusTestKit",
         ], swiftSettings: strict),
+
+        // Load, soak and the benchmark report (issue 7): figures in one machine-readable form and
+        // /proc readings (BenchKit), the storm, many-helpers and soak runs (hotspot-stress), and the
+        // report that runs every benchmark and merges their figures into one table (bench-report).
+        .target(name: "BenchKit", swiftSettings: strict),
+        .executableTarget(name: "hotspot-stress", dependencies: [
+            "BenchKit", "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "Connectivity",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
+        .executableTarget(name: "bench-report", dependencies: ["BenchKit"], swiftSettings: strict),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),

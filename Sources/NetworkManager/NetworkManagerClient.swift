@@ -19,6 +19,9 @@ public actor NetworkManagerClient {
         case owner(String?)
         case signal(epoch: UInt64, Signal)
         case snapshotApplied(epoch: UInt64)
+        /// Report the access-point lists that changed since the last report (see
+        /// ``pendingAccessPointDevices``, which an owner change empties).
+        case flushAccessPoints
     }
 
     struct DeviceRecord {
@@ -62,6 +65,13 @@ public actor NetworkManagerClient {
     /// True from the snapshot until the signals buffered during it have been applied.
     private var reconciling = false
     private var model = Model()
+    /// Devices whose access-point list changed (a Strength, an access point added or removed) and
+    /// is not reported yet. Such changes are applied to the model at once but reported together:
+    /// when the inputs queued meanwhile have been handled (a `.flushAccessPoints` queued behind
+    /// them), or before any other input is handled, so the order of events stays the same. A storm
+    /// of changes then costs one list per device per batch instead of one per change.
+    private var pendingAccessPointDevices: Set<ObjectPath> = []
+    private var flushQueued = false
 
     /// A client on `connection`. Nothing happens until ``start()``.
     public init(connection: Connection) {
@@ -123,9 +133,16 @@ public actor NetworkManagerClient {
             await ownerChanged(newOwner)
         case .signal(let e, let signal):
             guard e == epoch else { return }
+            if deferAccessPointChange(signal) { return }
+            await flushAccessPoints()
             await handleSignal(signal)
         case .snapshotApplied(let e):
-            if e == epoch { reconciling = false }
+            guard e == epoch else { return }
+            await flushAccessPoints()
+            reconciling = false
+        case .flushAccessPoints:
+            flushQueued = false
+            await flushAccessPoints()
         }
     }
 
@@ -133,6 +150,7 @@ public actor NetworkManagerClient {
 
     private func ownerChanged(_ newOwner: String?) async {
         epoch &+= 1
+        pendingAccessPointDevices = []
         for t in signalTasks { t.cancel() }
         signalTasks.removeAll()
         model = Model()
@@ -370,6 +388,50 @@ public actor NetworkManagerClient {
         emit(.accessPointsChanged(device: device, list))
     }
 
+    /// Applies an access point's property change, or an access point added to or removed from a
+    /// device, to the model and marks the device's list for the next report; false for any other
+    /// signal (and for a change that invalidates properties, which must be read afresh).
+    private func deferAccessPointChange(_ signal: Signal) -> Bool {
+        switch (signal.interface, signal.member) {
+        case (NetworkManagerNames.properties.rawValue, "PropertiesChanged"):
+            guard signal.body.count >= 2, signal.body[0].string == NetworkManagerNames.accessPoint.rawValue,
+                  let changed = signal.body[1].varDict, signal.body.count < 3 || signal.body[2].strings?.isEmpty == true else { return false }
+            guard model.accessPointProperties[signal.path] != nil else { return true }
+            model.accessPointProperties[signal.path]?.merge(changed) { $1 }
+            for (device, record) in model.devices where record.accessPoints.contains(signal.path) {
+                pendingAccessPointDevices.insert(device)
+            }
+        case (NetworkManagerNames.wireless.rawValue, "AccessPointAdded"):
+            guard let ap = signal.body.first?.objectPath, var record = model.devices[signal.path] else { return true }
+            if !record.accessPoints.contains(ap) {
+                record.accessPoints.append(ap)
+                model.devices[signal.path] = record
+            }
+            pendingAccessPointDevices.insert(signal.path)
+        case (NetworkManagerNames.wireless.rawValue, "AccessPointRemoved"):
+            guard let ap = signal.body.first?.objectPath, var record = model.devices[signal.path] else { return true }
+            record.accessPoints.removeAll { $0 == ap }
+            model.devices[signal.path] = record
+            dropUnreferencedAccessPoints()
+            pendingAccessPointDevices.insert(signal.path)
+        default:
+            return false
+        }
+        if !flushQueued && !pendingAccessPointDevices.isEmpty {
+            flushQueued = true
+            inputs?.yield(.flushAccessPoints)
+        }
+        return true
+    }
+
+    /// Reports the lists of the devices marked by ``deferAccessPointChange(_:)``, in path order.
+    private func flushAccessPoints() async {
+        while let device = pendingAccessPointDevices.min() {
+            pendingAccessPointDevices.remove(device)
+            await refreshAccessPoints(of: device, force: false)
+        }
+    }
+
     private func dropUnreferencedAccessPoints() {
         let referenced = Set(model.devices.values.flatMap(\.accessPoints))
         for path in model.accessPointProperties.keys where !referenced.contains(path) {
@@ -394,19 +456,6 @@ public actor NetworkManagerClient {
                   let reason = signal.body[2].uint32 else { return }
             await stateChanged(signal.path, new: DeviceState(rawValue: new), old: DeviceState(rawValue: old),
                                reason: DeviceStateReason(rawValue: reason))
-        case (NetworkManagerNames.wireless.rawValue, "AccessPointAdded"):
-            guard let ap = signal.body.first?.objectPath, var record = model.devices[signal.path] else { return }
-            if !record.accessPoints.contains(ap) {
-                record.accessPoints.append(ap)
-                model.devices[signal.path] = record
-            }
-            await refreshAccessPoints(of: signal.path, force: false)
-        case (NetworkManagerNames.wireless.rawValue, "AccessPointRemoved"):
-            guard let ap = signal.body.first?.objectPath, var record = model.devices[signal.path] else { return }
-            record.accessPoints.removeAll { $0 == ap }
-            model.devices[signal.path] = record
-            dropUnreferencedAccessPoints()
-            await refreshAccessPoints(of: signal.path, force: false)
         default:
             break // e.g. the legacy per-interface PropertiesChanged, which NM ≥ 1.32 no longer sends
         }
@@ -437,14 +486,11 @@ public actor NetworkManagerClient {
             if let hw = changed["HwAddress"]?.string { record.device.hwAddress = hw }
             model.devices[path] = record
         case NetworkManagerNames.accessPoint.rawValue:
+            // Changes without invalidated properties are deferred (deferAccessPointChange).
             guard model.accessPointProperties[path] != nil else { return }
-            if invalidated.isEmpty {
-                model.accessPointProperties[path]?.merge(changed) { $1 }
-            } else {
-                let myEpoch = epoch
-                guard let fresh = try? await properties(path, NetworkManagerNames.accessPoint), epoch == myEpoch else { return }
-                model.accessPointProperties[path] = fresh
-            }
+            let myEpoch = epoch
+            guard let fresh = try? await properties(path, NetworkManagerNames.accessPoint), epoch == myEpoch else { return }
+            model.accessPointProperties[path] = fresh
             for (device, record) in model.devices.sorted(by: { $0.key < $1.key }) where record.accessPoints.contains(path) {
                 await refreshAccessPoints(of: device, force: false)
             }

@@ -5,6 +5,7 @@
 //      once: the decision must come with the high answer, not after the silent one's deadline;
 //  (c) the daemon's resident memory idle and with 64 helpers registered.
 // Prints figures and ratios; asserts nothing.
+import BenchKit
 import BusTestKit
 import DBus
 import Foundation
@@ -13,27 +14,20 @@ import HotspotHelperKit
 import HotspotProtocol
 import Synchronization
 
-func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
-func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    let s = values.sorted()
-    return s.isEmpty ? .nan : s[min(s.count - 1, Int(Double(s.count) * p))]
-}
-func rssKiB(_ pid: Int32) -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
-    }
-    return 0
-}
+/// --tsv: figures on stdout, everything else on stderr.
+let tsvOutput = CommandLine.arguments.contains("--tsv")
+func say(_ text: String) { (tsvOutput ? FileHandle.standardError : FileHandle.standardOutput).write(Data((text + "\n").utf8)) }
+func ms(_ d: Duration) -> Double { milliseconds(d) }
+func rssKiB(_ pid: Int32) -> Int { ProcessSample(pid: pid).rssKiB }
 
 var joins = 200
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let a = args.next() {
     switch a {
     case "--joins": joins = Int(args.next() ?? "") ?? joins
+    case "--tsv": break
     case "-h", "--help":
-        say("usage: daemon-benchmark [--joins N]\n\nRuns hotspot-helperd (built beside this program) against a simulated NetworkManager and prints\njoin latency, evaluate decision time with many helpers, and the daemon's memory.")
+        say("usage: daemon-benchmark [--joins N] [--tsv]\n\nRuns hotspot-helperd (built beside this program) against a simulated NetworkManager and prints\njoin latency, evaluate decision time with many helpers, and the daemon's memory. --tsv prints the\nfigures as tab-separated figure, value, unit, baseline, baseline unit, ratio, goal lines.")
         exit(0)
     default: say("unknown option \(a); see --help"); exit(2)
     }
@@ -187,6 +181,20 @@ for (n, p50, p99) in decision {
 }
 say(String(format: "(c) daemon RSS idle                            %9.1f MiB", Double(rssIdle) / 1024))
 say(String(format: "(c) daemon RSS with 64 helpers                 %9.1f MiB   idle %15.1f MiB   %6.2f×", Double(rss64) / 1024, Double(rssIdle) / 1024, Double(rss64) / Double(max(rssIdle, 1))))
+if tsvOutput {
+    var figures = [
+        Figure("daemon: join → authenticated p50", percentile(latencies, 0.5), "ms", baseline: pingP50, baselineUnit: "ms D-Bus round trip"),
+        Figure("daemon: join → authenticated p99", percentile(latencies, 0.99), "ms", baseline: percentile(ping, 0.99), baselineUnit: "ms D-Bus round trip"),
+    ]
+    for (n, p50, p99) in decision {
+        figures.append(Figure("daemon: evaluate decision, \(n) helper(s)\(n == 1 ? "" : ", 1 silent") p50", p50, "ms", baseline: 5000,
+                              baselineUnit: "ms silent deadline", goal: "≪ 1 (the high answer decides)"))
+        figures.append(Figure("daemon: evaluate decision, \(n) helper(s)\(n == 1 ? "" : ", 1 silent") p99", p99, "ms", baseline: 5000,
+                              baselineUnit: "ms silent deadline", goal: "≪ 1"))
+    }
+    figures.append(Figure("daemon: RSS with 64 helpers", Double(rss64) / 1024, "MiB", baseline: Double(rssIdle) / 1024, baselineUnit: "MiB idle"))
+    for f in figures { print(f.tsv) }
+}
 daemon.process.stop()
 nm.stop()
 bus.stop()

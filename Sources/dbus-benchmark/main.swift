@@ -1,16 +1,21 @@
 // dbus-benchmark: round-trip latency and throughput of method calls through the DBus layer,
 // beside the same calls made with plain blocking libdbus (dbus_connection_send_with_reply_and_block)
 // in the same run, on a private dbus-daemon. Prints figures and ratios; asserts nothing.
+import BenchKit
 import BusTestKit
 import CDBus
 import DBus
 import Foundation
+
+/// --tsv: figures on stdout, everything else on stderr (read before the options, which may print).
+let tsvOutput = CommandLine.arguments.contains("--tsv")
 
 struct Options {
     var calls = 20_000
     var warmup = 1_000
     var serve = false
     var address: String?
+    var tsv = false
 
     init(_ args: [String]) throws {
         var it = args.dropFirst().makeIterator()
@@ -19,15 +24,18 @@ struct Options {
             case "--calls": calls = Int(it.next() ?? "") ?? calls
             case "--warmup": warmup = Int(it.next() ?? "") ?? warmup
             case "--serve": serve = true
+            case "--tsv": tsv = true
             case "--address": address = it.next()
             case "-h", "--help":
                 say("""
-                usage: dbus-benchmark [--calls N] [--warmup N]
+                usage: dbus-benchmark [--calls N] [--warmup N] [--tsv]
 
                 Starts a private dbus-daemon and an echo peer (this program with --serve), then
                 measures method-call round trips to the peer and to the bus itself, through the
                 DBus layer and through plain blocking libdbus, and prints p50/p99 latency, calls
-                per second and the layer/libdbus ratio (goal: at most 1.5).
+                per second and the layer/libdbus ratio (goal: at most 1.5). --tsv prints the figures
+                as figure, value, unit, baseline, baseline unit, ratio, goal lines (tab-separated)
+                and the rest on stderr.
                 """)
                 exit(0)
             default: throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "unknown option \(a); see --help"])
@@ -122,8 +130,8 @@ func measureLayer(_ c: Connection, destination: BusName, path: ObjectPath, inter
     return Figures(samples: samples, total: total)
 }
 
-/// Prints unbuffered, so progress shows when the output is a pipe.
-func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+/// Prints unbuffered, so progress shows when the output is a pipe; on stderr with --tsv.
+func say(_ text: String) { (tsvOutput ? FileHandle.standardError : FileHandle.standardOutput).write(Data((text + "\n").utf8)) }
 
 func us(_ s: Double) -> String { String(format: "%8.1f µs", s * 1e6) }
 
@@ -188,6 +196,16 @@ for r in rows {
     say(pad("", 20) + pad("layer", 9) + us(r.layer.p50) + "  " + us(r.layer.p99) + String(format: "  %9.0f", r.layer.callsPerSecond))
     say(pad("", 20) + pad("ratio", 9) + String(format: "%8.2f×     %8.2f×     %8.2f×   (layer ÷ libdbus time; goal ≤ 1.50×)",
         r.layer.p50 / r.plain.p50, r.layer.p99 / r.plain.p99, r.plain.callsPerSecond / r.layer.callsPerSecond))
+}
+if options.tsv {
+    for r in rows {
+        for f in [
+            Figure("dbus: \(r.name) p50", r.layer.p50 * 1e6, "µs", baseline: r.plain.p50 * 1e6, baselineUnit: "µs libdbus", goal: "≤ 1.5×"),
+            Figure("dbus: \(r.name) p99", r.layer.p99 * 1e6, "µs", baseline: r.plain.p99 * 1e6, baselineUnit: "µs libdbus", goal: "≤ 1.5×"),
+            Figure("dbus: \(r.name) calls/s", r.layer.callsPerSecond, "calls/s", baseline: r.plain.callsPerSecond, baselineUnit: "calls/s libdbus",
+                   ratio: r.plain.callsPerSecond / r.layer.callsPerSecond, goal: "≤ 1.5× (libdbus ÷ layer)"),
+        ] { print(f.tsv) }
+    }
 }
 peer.stop()
 bus.stop()

@@ -1,3 +1,4 @@
+import BenchKit
 import Connectivity
 import Foundation
 import PortalSimulator
@@ -13,7 +14,11 @@ enum DetectionBenchmark {
         return s.isEmpty ? 0 : s[s.count / 2]
     }
 
-    static func run(rounds: Int) async throws {
+    /// With `tsv`, the figures are printed as tab-separated lines (figure, value, unit, baseline,
+    /// baseline unit, ratio, goal) and the rest goes to stderr.
+    static func run(rounds: Int, tsv: Bool = false) async throws {
+        let print: (String) -> Void = { tsv ? note($0) : Swift.print($0) }
+        var figures: [Figure] = []
         let deadTimeout = Duration.seconds(2)
         print("Detection benchmark: 4 probes, one never answers (per-probe timeout \(ms(deadTimeout)) ms), \(rounds) rounds per scenario")
         for mode in [PortalMode.clickThrough, .open] {
@@ -50,6 +55,11 @@ enum DetectionBenchmark {
             print(String(format: "  waiting for every probe           median %8.2f ms", a))
             print(String(format: "  ratio early / fastest quorum      %8.2f x  (goal <= 1.2 x for portal detection)", q > 0 ? e / q : 0))
             print(String(format: "  ratio wait-for-all / early        %8.2f x", e > 0 ? a / e : 0))
+            let short = mode == .open ? "online" : "portal"
+            figures.append(Figure("portal-sim: \(short) detection, 1 of 4 probes dead, median", e, "ms", baseline: q, baselineUnit: "ms fastest quorum",
+                                  goal: mode == .open ? "" : "≤ 1.2×"))
+            figures.append(Figure("portal-sim: \(short) detection waiting for every probe, median", a, "ms", baseline: e, baselineUnit: "ms early decision"))
         }
+        if tsv { for f in figures { Swift.print(f.tsv) } }
     }
 }

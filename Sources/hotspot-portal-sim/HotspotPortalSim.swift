@@ -120,7 +120,9 @@ struct Probe: AsyncParsableCommand {
 struct Benchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Portal detection time with four probes where one never answers.")
     @Option(help: "Rounds per scenario.") var rounds: Int = 5
-    func run() async throws { try await DetectionBenchmark.run(rounds: rounds) }
+    @Flag(help: "Print the figures as figure<TAB>value<TAB>unit<TAB>baseline<TAB>baseline-unit<TAB>ratio<TAB>goal lines; the rest on stderr.")
+    var tsv = false
+    func run() async throws { try await DetectionBenchmark.run(rounds: rounds, tsv: tsv) }
 }
 
 func splitHostPort(_ s: String) throws -> (String, UInt16) {

@@ -1,14 +1,15 @@
 // Profiles benchmark: annotation of 1,000 access points against 100,000 profile entries (goal
 // under 2 ms), the load time of those profiles, and hotspot-helperd's resident memory with them
 // loaded beside the same daemon without profiles. Prints figures and ratios; asserts nothing.
+import BenchKit
 import BuiltInHelpers
 import BusTestKit
 import Foundation
 import HotspotCore
 
-func milliseconds(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
-
-func say(_ s: String) { FileHandle.standardOutput.write(Data((s + "\n").utf8)) }
+/// --tsv: figures on stdout (figure, value, unit, baseline, baseline unit, ratio, goal), the rest on stderr.
+let tsvOutput = CommandLine.arguments.contains("--tsv")
+func say(_ s: String) { (tsvOutput ? FileHandle.standardError : FileHandle.standardOutput).write(Data((s + "\n").utf8)) }
 
 let entries = 100_000
 let dir = FileManager.default.temporaryDirectory.appendingPathComponent("profiles-bench-\(UUID().uuidString)")
@@ -95,3 +96,13 @@ let with = try await rss(profilesDir: dir.path)
 say(String(format: "daemon RSS: %.1f MiB with %d profile entries loaded, %.1f MiB without (ratio %.2f, %.0f bytes per entry)",
            Double(with.kb) / 1024, entries, Double(without.kb) / 1024, Double(with.kb) / Double(max(1, without.kb)),
            Double((with.kb - without.kb) * 1024) / Double(entries)))
+if tsvOutput {
+    let lookup = milliseconds(lookups[lookups.count / 2])
+    for f in [
+        Figure("profiles: annotate 1,000 APs against 100,000 entries, median", median, "ms", baseline: lookup, baselineUnit: "ms profile lookups alone",
+               goal: "< 2 ms"),
+        Figure("profiles: annotate 1,000 APs, p95", p95, "ms", goal: "< 2 ms"),
+        Figure("profiles: load 100,000 entries from 100 files", milliseconds(loadTime), "ms"),
+        Figure("profiles: daemon RSS with 100,000 entries", Double(with.kb) / 1024, "MiB", baseline: Double(without.kb) / 1024, baselineUnit: "MiB without"),
+    ] { print(f.tsv) }
+}

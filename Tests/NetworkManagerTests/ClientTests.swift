@@ -155,6 +155,53 @@ struct ClientTests {
         await client.stop()
     }
 
+    /// Access-point changes are reported in batches (hotspot-stress load): nothing is lost, the
+    /// last list holds the latest values, and a signal after the burst is reported after them.
+    @Test func aBurstOfStrengthChangesEndsWithTheLatestValuesBeforeTheNextEvent() async throws {
+        let nm = try await MockNetworkManager()
+        let wlan = try await nm.addWiFiDevice("wlan0")
+        var aps: [ObjectPath] = []
+        for i in 0..<20 {
+            aps.append(try await nm.addAccessPoint(wlan, "ap\(i)", ssid: "Net\(i)", bssid: String(format: "02:00:00:00:00:%02X", i), strength: 50))
+        }
+        let (client, log) = try await startClient(nm)
+        _ = try await log.next("snapshotComplete") { $0.isSnapshotComplete ? true : nil }
+        // From NetworkManager's own connection, back to back: 2,000 Strength changes (the last
+        // 20 set ap0…ap19 to 1…20), then the device's StateChanged to PREPARE.
+        try await nm.mock.addMethod(nm.control, path: MockNetworkManager.managerPath, interface: "net.hotspothelper.Test", name: "Burst",
+                                    inSignature: "", outSignature: "", code: """
+            import dbus, dbus.lowlevel
+            AP = 'org.freedesktop.NetworkManager.AccessPoint'
+            for i in range(2000):
+                ap = '/org/freedesktop/NetworkManager/AccessPoint/ap%d' % (i % 20)
+                s = 21 + i % 79 if i < 1980 else 1 + i % 20
+                objects[ap].props[AP]['Strength'] = dbus.Byte(s)
+                m = dbus.lowlevel.SignalMessage(ap, 'org.freedesktop.DBus.Properties', 'PropertiesChanged')
+                m.append(AP, {'Strength': dbus.Byte(s, variant_level=1)}, dbus.Array([], signature='s'), signature='sa{sv}as')
+                self.connection.send_message(m)
+            m = dbus.lowlevel.SignalMessage('\(wlan.rawValue)', 'org.freedesktop.NetworkManager.Device', 'StateChanged')
+            m.append(dbus.UInt32(40), dbus.UInt32(30), dbus.UInt32(0), signature='uuu')
+            self.connection.send_message(m)
+            self.connection.flush()
+            """)
+        _ = try await nm.control.call(MockNetworkManager.busName, MockNetworkManager.managerPath, "net.hotspothelper.Test", "Burst")
+        let final = (1...20).map { UInt8($0) }
+        let (_, last) = try await log.next("the final strengths", timeout: .seconds(20)) { e in
+            e.accessPoints.flatMap { $0.1.map(\.strength) == final ? $0 : nil }
+        }
+        #expect(last.map(\.path) == aps)
+        _ = try await log.next("deviceStateChanged") { e in
+            if case .deviceStateChanged(_, .prepare, _, _) = e { return true }
+            return nil
+        }
+        let events = log.all
+        let stateIndex = try #require(events.firstIndex { if case .deviceStateChanged = $0 { return true }; return false })
+        let before = events[..<stateIndex].last { $0.accessPoints != nil }?.accessPoints?.1.map(\.strength)
+        #expect(before == final, "the list reported before the state change is not the latest")
+        #expect(events[stateIndex...].allSatisfy { $0.accessPoints == nil })
+        await client.stop()
+    }
+
     @Test func disconnectAndAutoconnectChangesReachNetworkManager() async throws {
         let nm = try await MockNetworkManager()
         let wlan = try await nm.addWiFiDevice("wlan0")

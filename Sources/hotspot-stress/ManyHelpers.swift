@@ -1,0 +1,170 @@
+import BenchKit
+import BusTestKit
+import DBus
+import Foundation
+import HotspotHelperKit
+import HotspotProtocol
+import Synchronization
+
+/// Many helpers: 100+ in-process HotspotHelperKit helpers, each on a connection of its own,
+/// registered while joins happen; then joins where every helper is asked to evaluate and the
+/// decision waits for all of them (one answers low, the rest none).
+struct ManyHelpers {
+    var helpers = 128
+    var joins = 20
+
+    /// Holds the helpers for the whole run (a helper stays registered while its value lives).
+    final class Keep: Sendable {
+        let items = Mutex<[any Sendable]>([])
+        func add(_ x: any Sendable) { items.withLock { $0.append(x) } }
+    }
+
+    /// NetworkManager's ACTIVATED and the daemon's State, stamped on arrival.
+    actor Stamps {
+        struct Stamp { var state: String; var at: ContinuousClock.Instant }
+        private var buffer: [Stamp] = []
+        private var waiter: (state: String, continuation: CheckedContinuation<ContinuousClock.Instant, Never>)?
+        func push(_ s: Stamp) {
+            if let w = waiter, w.state == s.state {
+                waiter = nil
+                w.continuation.resume(returning: s.at)
+            } else if waiter == nil {
+                buffer.append(s)
+            }
+        }
+        func wait(for state: String) async -> ContinuousClock.Instant {
+            while !buffer.isEmpty {
+                let s = buffer.removeFirst()
+                if s.state == state { return s.at }
+            }
+            return await withCheckedContinuation { waiter = (state, $0) }
+        }
+    }
+
+    func run(verbose: Bool) async throws -> (figures: [Figure], failures: [String]) {
+        let progress: @Sendable (String) -> Void = { verbose ? say($0) : note($0) }
+        let rig = try await Rig()
+        defer { rig.stop() }
+        let device = try await rig.addDevice("wlan0")
+        try await rig.addAccessPoint(device: device, name: "ap1", ssid: "HelperNet", bssid: "0A:00:00:00:01:01", strength: 70)
+        let profile = try await rig.nmCall("AddWiFiConnection", [.string(device), "helpernet", "HelperNet", ""]).first?.string ?? ""
+        let daemon = try await DaemonProcess.start(on: rig.bus, settings: ["command-timeout": "5", "filter-interval": "5"], logLevel: "warning")
+        let pid = daemon.process.pid
+        let iface = HotspotContract.interfacePath(1)
+        guard try await rig.waitUntil(timeout: .seconds(20), { try await rig.interfaces().contains(iface) }) else {
+            throw StressError("the daemon did not publish wlan0; its log:\n\(daemon.log)")
+        }
+        let stamps = Stamps()
+        let activated = try await rig.c.signals(matching: MatchRule(path: try ObjectPath(device), interface: "org.freedesktop.NetworkManager.Device",
+                                                                    member: "StateChanged"))
+        let states = try await rig.c.signals(matching: MatchRule(sender: HotspotContract.busName, path: iface, interface: "org.freedesktop.DBus.Properties",
+                                                                 member: "PropertiesChanged"))
+        let watchers = [
+            Task { for await s in activated where s.body.first == .uint32(100) { await stamps.push(.init(state: "activated", at: .now)) } },
+            Task {
+                for await s in states {
+                    if let state = s.body[1].varDict?["State"]?.string { await stamps.push(.init(state: state, at: .now)) }
+                }
+            },
+        ]
+        defer { for w in watchers { w.cancel() } }
+
+        let keep = Keep()
+        func register(_ i: Int) async throws -> HotspotHelper {
+            let conn = try rig.bus.connect()
+            return try await HotspotHelper.register(
+                options: HotspotHelperOptions(displayName: "Load \(i)", identifier: "load.\(i)",
+                                              commands: [.filterScanList, .evaluate, .authenticate, .maintain, .logoff, .presentUI]),
+                connection: conn, handlerPath: try ObjectPath("/load/h\(i)")) { command in
+                switch command.commandType {
+                case .evaluate:
+                    command.network?.setConfidence(i == 0 ? .low : .none)
+                    let r = command.createResponse(.success)
+                    if let n = command.network { r.setNetwork(n) }
+                    r.deliver()
+                default:
+                    command.createResponse(.success).deliver()
+                }
+            }
+        }
+        /// One join: activated → authenticating (the decision) → authenticated, then leave.
+        var cycle = 0
+        func join() async throws -> Double {
+            cycle += 1
+            _ = try await rig.c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                                 member: "ForgetNetwork", body: [.bytes(Array("HelperNet".utf8))])
+            try await rig.nmCall("AddActiveConnection", [.strings([device]), .string(profile), "/org/freedesktop/NetworkManager/AccessPoint/ap1",
+                                                          .string("join\(cycle)"), .uint32(2)])
+            let t0 = await stamps.wait(for: "activated")
+            let t1 = await stamps.wait(for: "authenticating")
+            _ = await stamps.wait(for: "authenticated")
+            try await rig.nmCall("SetDeviceDisconnected", [.string(device)])
+            _ = await stamps.wait(for: "inactive")
+            return milliseconds(t1 - t0)
+        }
+
+        let first = try await register(0)
+        keep.add(first)
+        var baseline: [Double] = []
+        for _ in 0..<joins { baseline.append(try await join()) }
+        try await Task.sleep(for: .milliseconds(300))
+        let before = ProcessSample(pid: pid)
+        progress("helpers: 1 helper, \(joins) joins: decision p50 \(String(format: "%.2f", percentile(baseline, 0.5))) ms; daemon \(before)")
+
+        // Register the rest while joins go on.
+        progress("helpers: registering \(helpers - 1) more helpers, each on its own connection, while joining…")
+        let registering = ContinuousClock.now
+        let registration = Task { () throws -> [HotspotHelper] in
+            var list: [HotspotHelper] = []
+            for i in 1..<helpers { list.append(try await register(i)) }
+            return list
+        }
+        var during: [Double] = []
+        while during.count < 200 {
+            during.append(try await join())
+            let count = try await rig.daemonHelperCount()
+            if during.count >= 3 && count >= helpers { break }
+        }
+        let all = try await registration.value
+        let registrationTime = milliseconds(.now - registering)
+        keep.add(all)
+        try await Task.sleep(for: .milliseconds(300))
+        let registered = ProcessSample(pid: pid)
+        var many: [Double] = []
+        for _ in 0..<joins { many.append(try await join()) }
+        try await Task.sleep(for: .milliseconds(300))
+        let afterJoins = ProcessSample(pid: pid)
+        progress("helpers: \(helpers) helpers, \(joins) joins: decision p50 \(String(format: "%.2f", percentile(many, 0.5))) ms; daemon \(afterJoins)")
+        for h in all { try await h.unregister() }
+        try await Task.sleep(for: .seconds(1))
+        let unregistered = ProcessSample(pid: pid)
+        let count = try await rig.daemonHelperCount()
+        var failures: [String] = []
+        if count != 1 { failures.append("after unregistering, the daemon lists \(count) helpers (expected 1)") }
+        if !daemon.process.isRunning { failures.append("the daemon exited: \(daemon.log.suffix(2000))") }
+        if unregistered.fds > before.fds + 2 { failures.append("the daemon's descriptors grew from \(before.fds) to \(unregistered.fds)") }
+        daemon.process.stop()
+        return ([
+            Figure("helpers: evaluate decision with \(helpers) helpers, p50", percentile(many, 0.5), "ms", baseline: percentile(baseline, 0.5),
+                   baselineUnit: "ms with 1 helper", goal: "all \(helpers) answers in one decision"),
+            Figure("helpers: evaluate decision with \(helpers) helpers, p99", percentile(many, 0.99), "ms", baseline: percentile(baseline, 0.99),
+                   baselineUnit: "ms with 1 helper"),
+            Figure("helpers: decision while \(helpers - 1) register, worst", during.max() ?? .nan, "ms", baseline: baseline.max() ?? .nan,
+                   baselineUnit: "ms with 1 helper"),
+            Figure("helpers: registering \(helpers - 1) helpers", registrationTime, "ms"),
+            Figure("helpers: daemon RSS with \(helpers) helpers", afterJoins.rssMiB, "MiB", baseline: before.rssMiB, baselineUnit: "MiB with 1", goal: "≤ 1.5×"),
+            Figure("helpers: daemon RSS after they left", unregistered.rssMiB, "MiB", baseline: before.rssMiB, baselineUnit: "MiB with 1"),
+            Figure("helpers: daemon fds with \(helpers) helpers", Double(registered.fds), "fds", baseline: Double(before.fds), baselineUnit: "fds with 1",
+                   goal: "= (helpers share the bus connection)"),
+            Figure("helpers: daemon threads with \(helpers) helpers", Double(afterJoins.threads), "threads", baseline: Double(before.threads),
+                   baselineUnit: "threads with 1", goal: "no growth"),
+        ], failures)
+    }
+}
+
+extension Rig {
+    func daemonHelperCount() async throws -> Int {
+        try await c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
+                         member: "Get", body: [.string(HotspotContract.managerInterface.rawValue), "Helpers"]).first?.unwrapped.arrayItems?.count ?? 0
+    }
+}

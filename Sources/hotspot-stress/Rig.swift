@@ -1,0 +1,83 @@
+import BusTestKit
+import DBus
+import Foundation
+import HotspotProtocol
+
+/// A private bus with python-dbusmock's NetworkManager, and reading the daemon's side of it.
+final class Rig: Sendable {
+    static let nmPath = "/org/freedesktop/NetworkManager"
+    let bus: PrivateBus
+    let nm: DBusMock
+    let c: Connection
+
+    init() async throws {
+        bus = try await PrivateBus()
+        nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+        c = try bus.connect()
+        try await nm.addAgentManager(c)
+    }
+
+    func stop() {
+        nm.stop()
+        bus.stop()
+    }
+
+    @discardableResult
+    func nmCall(_ member: String, _ body: [DBusValue], path: String = Rig.nmPath) async throws -> [DBusValue] {
+        try await nm.mockCall(c, path: path, member, body)
+    }
+
+    func addDevice(_ name: String) async throws -> String {
+        let path = try await nmCall("AddWiFiDevice", [.string(name), .string(name), .int32(30)]).first?.string ?? ""
+        try await nm.addDisconnect(c, device: path)
+        return path
+    }
+
+    @discardableResult
+    func addAccessPoint(device: String, name: String, ssid: String, bssid: String, strength: UInt8, secure: Bool = false) async throws -> String {
+        try await nmCall("AddAccessPoint", [.string(device), .string(name), .string(ssid), .string(bssid), .uint32(2), .uint32(2412),
+                                             .uint32(54000), .byte(strength), .uint32(secure ? 0x100 : 0)]).first?.string ?? ""
+    }
+
+    // MARK: - The daemon
+
+    func interfaces() async throws -> [ObjectPath] {
+        try await c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
+                         member: "Get", body: [.string(HotspotContract.managerInterface.rawValue), "Interfaces"]).first?.objectPaths ?? []
+    }
+
+    func property(_ path: ObjectPath, _ name: String) async throws -> DBusValue? {
+        try await c.call(destination: HotspotContract.busName, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                         body: [.string(HotspotContract.interfaceInterface.rawValue), .string(name)]).first?.unwrapped
+    }
+
+    /// The daemon's interface objects by interface name.
+    func interfacesByName() async throws -> [String: ObjectPath] {
+        var out: [String: ObjectPath] = [:]
+        for path in try await interfaces() {
+            if let name = try await property(path, "Name")?.string { out[name] = path }
+        }
+        return out
+    }
+
+    func scanList(_ path: ObjectPath) async throws -> [[String: DBusValue]] {
+        let reply = try await c.call(destination: HotspotContract.busName, path: path, interface: HotspotContract.interfaceInterface,
+                                     member: "GetScanList", body: [])
+        return reply.first?.arrayItems?.compactMap(\.varDict) ?? []
+    }
+
+    /// Waits until `condition` holds, checking every `every`; false after `timeout`.
+    func waitUntil(timeout: Duration, every: Duration = .milliseconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: every)
+        }
+        return try await condition()
+    }
+}
+
+struct StressError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
