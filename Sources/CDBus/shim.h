@@ -15,4 +15,12 @@ int pipe2(int pipefd[2], int flags);
 static inline int hotspot_pipe_cloexec(int fds[2]) {
     return pipe2(fds, 02000000 /* O_CLOEXEC */);
 }
+
+/* The test kit's children must not inherit this process's other descriptors (a script being
+ * written would stay "text file busy" while a long-lived child holds it open). glibc >= 2.34. */
+#include <spawn.h>
+int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+static inline int hotspot_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
 #endif
