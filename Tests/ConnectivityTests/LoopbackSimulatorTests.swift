@@ -1,3 +1,4 @@
+import BusTestKit
 import Connectivity
 import Foundation
 import PortalSimulator

@@ -1,16 +1,15 @@
-import BusTestKit
 import Foundation
 
-// Copied from ConnectivityTests (test targets cannot depend on each other).
 /// A test CA, a server certificate for the test names, and socat terminating TLS in front of a
 /// loopback port. Needs openssl and socat (scripts/install-deps.sh).
-final class TLSFront: Sendable {
-    let directory: URL
-    let port: UInt16
-    let process: ManagedProcess
-    var caFile: String { directory.appendingPathComponent("ca.pem").path }
+public final class TLSFront: Sendable {
+    public let directory: URL
+    public let port: UInt16
+    public let process: ManagedProcess
+    /// The test CA's certificate, for clients that must trust the front.
+    public var caFile: String { directory.appendingPathComponent("ca.pem").path }
 
-    static var available: Bool {
+    public static var available: Bool {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
     }
 
@@ -20,7 +19,9 @@ final class TLSFront: Sendable {
         self.process = process
     }
 
-    static func start(forwardingTo target: UInt16) async throws -> TLSFront {
+    /// Makes a CA and a server certificate (names: capport.test, *.probe.test, www.google.com,
+    /// 127.0.0.1) and starts socat on a free loopback port, forwarding to `target`.
+    public static func start(forwardingTo target: UInt16) async throws -> TLSFront {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         func path(_ n: String) -> String { dir.appendingPathComponent(n).path }
@@ -54,12 +55,12 @@ final class TLSFront: Sendable {
         throw TLSFrontError(message: "socat did not start")
     }
 
-    func stop() {
+    public func stop() {
         process.stop(grace: 0.5)
         try? FileManager.default.removeItem(at: directory)
     }
 
-    static func canConnect(_ port: UInt16) -> Bool {
+    public static func canConnect(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var sa = sockaddr_in()
@@ -71,7 +72,7 @@ final class TLSFront: Sendable {
     }
 }
 
-struct TLSFrontError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+public struct TLSFrontError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }
