@@ -49,3 +49,58 @@ extension DBusMock {
                                    "802-11-wireless-security", .strings([]), .uint32(1)])
     }
 }
+
+/// An access point to put in the mock NetworkManager.
+public struct MockAccessPoint: Sendable {
+    public var name: String
+    public var ssid: String
+    public var bssid: String
+    public var strength: UInt8
+    /// WPA-PSK (the template accepts only PSK or open for saved profiles).
+    public var secure: Bool
+
+    public init(name: String, ssid: String, bssid: String, strength: UInt8 = 70, secure: Bool = false) {
+        self.name = name
+        self.ssid = ssid
+        self.bssid = bssid
+        self.strength = strength
+        self.secure = secure
+    }
+}
+
+extension DBusMock {
+    /// A Wi-Fi device with `accessPoints`, Device.Disconnect, and an AgentManager; returns the
+    /// device's path.
+    public func setUpWiFi(_ c: Connection, interface: String = "wlan0", accessPoints: [MockAccessPoint]) async throws -> String {
+        let device = try await mockCall(c, path: Self.networkManagerPath, "AddWiFiDevice", [.string(interface), .string(interface), .int32(30)])
+            .first?.string ?? ""
+        for ap in accessPoints {
+            _ = try await mockCall(c, path: Self.networkManagerPath, "AddAccessPoint", [
+                .string(device), .string(ap.name), .string(ap.ssid), .string(ap.bssid), .uint32(2), .uint32(2412), .uint32(54000),
+                .byte(ap.strength), .uint32(ap.secure ? 0x100 : 0),
+            ])
+        }
+        try await addDisconnect(c, device: device)
+        try await addAgentManager(c)
+        return device
+    }
+
+    /// Joins `ssid` through `accessPoint` (a saved profile named `profile`, the SSID lower-cased by
+    /// default, is created the first time); returns the profile's path.
+    @discardableResult
+    public func joinWiFi(_ c: Connection, device: String, ssid: String, accessPoint: String, profile: String? = nil,
+                         active: String = "active\(Int.random(in: 0..<1_000_000))") async throws -> String {
+        let name = profile ?? ssid.lowercased()
+        let settingsPath = "/org/freedesktop/NetworkManager/Settings/\(name)"
+        let existing = try await c.call(busName, "/org/freedesktop/NetworkManager/Settings", "org.freedesktop.NetworkManager.Settings",
+                                        "ListConnections").first?.objectPaths ?? []
+        if !existing.contains(where: { $0.rawValue == settingsPath }) {
+            _ = try await mockCall(c, path: Self.networkManagerPath, "AddWiFiConnection", [.string(device), .string(name), .string(ssid), ""])
+        }
+        _ = try await mockCall(c, path: Self.networkManagerPath, "AddActiveConnection", [
+            .strings([device]), .string(settingsPath), .string("/org/freedesktop/NetworkManager/AccessPoint/\(accessPoint)"),
+            .string(active), .uint32(2),
+        ])
+        return settingsPath
+    }
+}

@@ -24,7 +24,7 @@ struct PortalScenario {
     let profiles: ProfilesDirectory
     let tls: TLSFront?
 
-    struct AP { var name: String; var ssid: String; var bssid: String; var secure = false }
+    typealias AP = MockAccessPoint
 
     /// Probes of four vendors at the simulator, resolved through its DNS.
     static func probes(port: UInt16) -> String {
@@ -68,14 +68,7 @@ struct PortalScenario {
         let bus = try await PrivateBus()
         let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
         let client = try bus.connect()
-        let device = try await nm.mockCall(client, path: nmPath, "AddWiFiDevice", ["wlan0", "wlan0", .int32(30)]).first?.string ?? ""
-        for ap in accessPoints {
-            _ = try await nm.mockCall(client, path: nmPath, "AddAccessPoint", [.string(device), .string(ap.name), .string(ap.ssid), .string(ap.bssid),
-                                                                                 .uint32(2), .uint32(2412), .uint32(54000), .byte(70),
-                                                                                 .uint32(ap.secure ? 0x100 : 0)])
-        }
-        try await nm.addDisconnect(client, device: device)
-        try await nm.addAgentManager(client)
+        let device = try await nm.setUpWiFi(client, accessPoints: accessPoints)
         var c = ["probes": probes(port: port), "dns-servers": "127.0.0.1:\(dns.port)", "bind-interface": "false",
                  "allow-plain-http-login": "true", "probe-timeout": "3", "interval": "30"]
         if let tls { c["ca-file"] = tls.caFile }
@@ -109,16 +102,7 @@ struct PortalScenario {
 
     /// Joins `ssid` through access point `accessPoint` (a saved profile is created).
     func join(_ ssid: String, accessPoint: String = "ap1") async throws {
-        let name = ssid.lowercased()
-        let settingsPath = "/org/freedesktop/NetworkManager/Settings/\(name)"
-        let existing = try await client.call("org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager/Settings",
-                                             "org.freedesktop.NetworkManager.Settings", "ListConnections").first?.objectPaths ?? []
-        if !existing.contains(where: { $0.rawValue == settingsPath }) {
-            _ = try await mock("AddWiFiConnection", [.string(device), .string(name), .string(ssid), ""])
-        }
-        _ = try await mock("AddActiveConnection", [.strings([device]), .string(settingsPath),
-                                                   .string("/org/freedesktop/NetworkManager/AccessPoint/\(accessPoint)"),
-                                                   .string("active\(Int.random(in: 0..<1_000_000))"), .uint32(2)])
+        try await nm.joinWiFi(client, device: device, ssid: ssid, accessPoint: accessPoint)
     }
 
     func property(_ name: String) async throws -> DBusValue? {

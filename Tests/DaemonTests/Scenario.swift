@@ -20,7 +20,7 @@ struct Scenario {
     /// Helpers registered in this process stay registered while the scenario lives.
     let helpers = HelperHolder()
 
-    struct AP { var name: String; var ssid: String; var bssid: String; var strength: UInt8 = 70; var secure = false }
+    typealias AP = MockAccessPoint
     static let defaultAPs = [AP(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01"),
                              AP(name: "ap2", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:02", secure: true),
                              AP(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03")]
@@ -37,18 +37,9 @@ struct Scenario {
         try await waitForInterface()
     }
 
-    /// The Wi-Fi device, its access points, and the methods the template lacks (Device.Disconnect
-    /// recorded and acted on, AgentManager).
+    /// The Wi-Fi device, its access points, and the methods the template lacks.
     static func setUpNetworkManager(_ nm: DBusMock, _ c: Connection, _ aps: [AP]) async throws -> String {
-        let device = try await nm.mockCall(c, path: nmPath, "AddWiFiDevice", ["wlan0", "wlan0", .int32(30)]).first?.string ?? ""
-        for ap in aps {
-            _ = try await nm.mockCall(c, path: nmPath, "AddAccessPoint", [.string(device), .string(ap.name), .string(ap.ssid), .string(ap.bssid),
-                                                                             .uint32(2), .uint32(2412), .uint32(54000), .byte(ap.strength),
-                                                                             .uint32(ap.secure ? 0x100 : 0)])
-        }
-        try await nm.addDisconnect(c, device: device)
-        try await nm.addAgentManager(c)
-        return device
+        try await nm.setUpWiFi(c, accessPoints: aps)
     }
 
     func mock(_ member: String, _ body: [DBusValue], path: String = Scenario.nmPath) async throws -> [DBusValue] {
@@ -58,16 +49,7 @@ struct Scenario {
     /// Joins `ssid` (a saved profile is created the first time) and returns the profile's path.
     @discardableResult
     func join(_ ssid: String, accessPoint: String, profile: String? = nil, active: String = "active\(Int.random(in: 0..<1_000_000))") async throws -> String {
-        let name = profile ?? ssid.lowercased()
-        let settingsPath = "/org/freedesktop/NetworkManager/Settings/\(name)"
-        let existing = try await client.call("org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager/Settings",
-                                             "org.freedesktop.NetworkManager.Settings", "ListConnections").first?.objectPaths ?? []
-        if !existing.contains(where: { $0.rawValue == settingsPath }) {
-            _ = try await mock("AddWiFiConnection", [.string(device), .string(name), .string(ssid), ""])
-        }
-        _ = try await mock("AddActiveConnection", [.strings([device]), .string(settingsPath),
-                                                   .string("/org/freedesktop/NetworkManager/AccessPoint/\(accessPoint)"), .string(active), .uint32(2)])
-        return settingsPath
+        try await nm.joinWiFi(client, device: device, ssid: ssid, accessPoint: accessPoint, profile: profile, active: active)
     }
 
     func leave() async throws { _ = try await mock("SetDeviceDisconnected", [.string(device)]) }

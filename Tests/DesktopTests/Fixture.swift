@@ -23,15 +23,11 @@ struct Desktop {
         bus = try await PrivateBus()
         nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
         client = try bus.connect()
-        let device = try await nm.mockCall(client, path: Self.nmPath, "AddWiFiDevice", ["wlan0", "wlan0", .int32(30)]).first?.string ?? ""
-        for (name, ssid, bssid, secure) in [("ap1", "CityFree", "0A:00:00:00:00:01", false), ("ap2", "CoffeeShop", "0A:00:00:00:00:02", true),
-                                            ("ap3", "Library", "0A:00:00:00:00:03", false)] {
-            _ = try await nm.mockCall(client, path: Self.nmPath, "AddAccessPoint", [.string(device), .string(name), .string(ssid), .string(bssid),
-                                                                                      .uint32(2), .uint32(2412), .uint32(54000), .byte(70),
-                                                                                      .uint32(secure ? 0x100 : 0)])
-        }
-        try await nm.addDisconnect(client, device: device)
-        try await nm.addAgentManager(client)
+        let device = try await nm.setUpWiFi(client, accessPoints: [
+            MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01"),
+            MockAccessPoint(name: "ap2", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:02", secure: true),
+            MockAccessPoint(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03"),
+        ])
         self.device = device
         daemon = try await DaemonProcess.start(on: bus, settings: ["command-timeout": "2", "filter-interval": "0.2", "maintain-interval": "300"])
         try await waitUntil("the daemon publishes wlan0") {
@@ -44,11 +40,7 @@ struct Desktop {
 
     /// Joins `ssid` through access point `ap` (a saved profile is created).
     func join(_ ssid: String, accessPoint ap: String) async throws {
-        let name = ssid.lowercased()
-        _ = try await nm.mockCall(client, path: Self.nmPath, "AddWiFiConnection", [.string(device), .string(name), .string(ssid), ""])
-        _ = try await nm.mockCall(client, path: Self.nmPath, "AddActiveConnection", [
-            .strings([device]), .string("/org/freedesktop/NetworkManager/Settings/\(name)"),
-            .string("/org/freedesktop/NetworkManager/AccessPoint/\(ap)"), .string("active\(Int.random(in: 0..<1_000_000))"), .uint32(2)])
+        try await nm.joinWiFi(client, device: device, ssid: ssid, accessPoint: ap)
     }
 
     func state() async throws -> String {
