@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "HotspotHelperKit", dependencies: ["DBus", "HotspotCore", "HotspotProtocol"], swiftSettings: strict),
 
         // Test support for the project's own tests: private buses, dbusmock, subprocesses.
-        .target(name: "BusTestKit", dependencies: ["DBus", "CDBus"], swiftSettings: strict),
+        .target(name: "BusTestKit", dependencies: ["DBus", "CDBus", "HotspotCore", "HotspotHelperKit"], swiftSettings: strict),
 
         .executableTarget(name: "hotspot-helperd", dependencies: [
             "HotspotDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),

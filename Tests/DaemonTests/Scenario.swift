@@ -117,59 +117,6 @@ struct Scenario {
     }
 }
 
-/// How a scripted helper answers, and what it received. Results can be changed while it runs.
-final class HelperScript: Sendable {
-    struct Plan: Sendable {
-        var confidence: Confidence = .none
-        var results: [CommandType: CommandResult] = [:]
-        var silent: Set<CommandType> = []
-        var claims: [String: String?] = [:]
-        var received: [(CommandType, String, Bool)] = []  // command, ssid, did-just-join
-    }
-    let plan: Mutex<Plan>
-    /// Commands left unanswered on purpose: held so the kit does not answer for the helper.
-    let held = Mutex<[HotspotHelperCommand]>([])
-    /// The last network a command was about, as a helper would keep it for logoff.
-    let lastNetwork = Mutex<HotspotNetwork?>(nil)
-
-    init(confidence: Confidence = .none, results: [CommandType: CommandResult] = [:], silent: Set<CommandType> = [], claims: [String: String?] = [:]) {
-        plan = Mutex(Plan(confidence: confidence, results: results, silent: silent, claims: claims))
-    }
-
-    func set(_ command: CommandType, _ result: CommandResult) { plan.withLock { $0.results[command] = result } }
-    func silence(_ command: CommandType) { plan.withLock { _ = $0.silent.insert(command) } }
-    var received: [CommandType] { plan.withLock { $0.received.map(\.0) } }
-    func receivedJustJoin(_ command: CommandType) -> [Bool] { plan.withLock { $0.received.filter { $0.0 == command }.map(\.2) } }
-
-    func answer(_ command: HotspotHelperCommand) {
-        let p = plan.withLock { p -> Plan in
-            p.received.append((command.commandType, command.network?.ssid ?? "", command.network?.didJustJoin ?? false))
-            return p
-        }
-        if let n = command.network { lastNetwork.withLock { $0 = n } }
-        if p.silent.contains(command.commandType) { held.withLock { $0.append(command) }; return }
-        switch command.commandType {
-        case .evaluate:
-            command.network?.setConfidence(p.confidence)
-            let r = command.createResponse(.success)
-            if let n = command.network { r.setNetwork(n) }
-            r.deliver()
-        case .filterScanList:
-            let claimed = (command.networkList ?? []).filter { n in
-                guard let entry = p.claims[n.ssid] else { return false }
-                n.setConfidence(.high)
-                if let password = entry { n.setPassword(password) }
-                return true
-            }
-            let r = command.createResponse(.success)
-            r.setNetworkList(claimed)
-            r.deliver()
-        default:
-            command.createResponse(p.results[command.commandType] ?? .success).deliver()
-        }
-    }
-}
-
 /// Keeps helpers (and so their connections) alive for a scenario's lifetime.
 final class HelperHolder: Sendable {
     private let list = Mutex<[HotspotHelper]>([])

@@ -58,27 +58,10 @@ struct Desktop {
     func helper(_ name: String, confidence: Confidence, results: [CommandType: CommandResult] = [:], claims: [String: String?] = [:],
                 received: Kept<CommandType>? = nil) async throws -> HotspotHelper {
         let c = try bus.connect()
+        let script = HelperScript(confidence: confidence, results: results, claims: claims)
         let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: name, identifier: "test.\(name)"), connection: c) { command in
             received?.keep(command.commandType)
-            switch command.commandType {
-            case .evaluate:
-                command.network?.setConfidence(confidence)
-                let r = command.createResponse(.success)
-                if let n = command.network { r.setNetwork(n) }
-                r.deliver()
-            case .filterScanList:
-                let claimed = (command.networkList ?? []).filter { n in
-                    guard let entry = claims[n.ssid] else { return false }
-                    n.setConfidence(.high)
-                    if let password = entry { n.setPassword(password) }
-                    return true
-                }
-                let r = command.createResponse(.success)
-                r.setNetworkList(claimed)
-                r.deliver()
-            default:
-                command.createResponse(results[command.commandType] ?? .success).deliver()
-            }
+            script.answer(command)
         }
         helpers.keep(h)
         return h
