@@ -85,18 +85,18 @@ let package = Package(
         ], swiftSettings: strict),
         .executableTarget(name: "hotspot-demo", dependencies: [
             "BusTestKit", "DBus", "HotspotProtocol", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], swiftSettings: strict),
+        ], path: "Tools/hotspot-demo", swiftSettings: strict),
         // Fuzz targets for everything the daemon parses, and their driver.
         .target(name: "FuzzTargets", dependencies: ["DBus", "HotspotCore", "HotspotProtocol", "HotspotDaemon", "NetworkManager", "Connectivity",
                                                    "BuiltInHelpers"],
-                swiftSettings: strict),
-        .target(name: "CLibFuzzer"),
-        .executableTarget(name: "hotspot-fuzz", dependencies: ["FuzzTargets", "CLibFuzzer"], swiftSettings: strict),
+                path: "Fuzz/FuzzTargets", swiftSettings: strict),
+        .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .executableTarget(name: "hotspot-fuzz", dependencies: ["FuzzTargets", "CLibFuzzer"], path: "Fuzz/hotspot-fuzz", swiftSettings: strict),
         .executableTarget(name: "daemon-benchmark", dependencies: [
             "BenchKit", "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
-        ], swiftSettings: strict),
-        .executableTarget(name: "profiles-benchmark", dependencies: ["BenchKit", "BuiltInHelpers", "HotspotCore", "BusTestKit"], swiftSettings: strict),
-        .executableTarget(name: "dbus-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
+        ], path: "Benchmarks/daemon-benchmark", swiftSettings: strict),
+        .executableTarget(name: "profiles-benchmark", dependencies: ["BenchKit", "BuiltInHelpers", "HotspotCore", "BusTestKit"], path: "Benchmarks/profiles-benchmark", swiftSettings: strict),
+        .executableTarget(name: "dbus-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "BusTestKit"], path: "Benchmarks/dbus-benchmark", swiftSettings: strict),
 
         // Desktop and distribution (issue 6): a client of the daemon's D-Bus API shared by
         // hotspotctl and the session agent, the two executables, and their tests (which also
@@ -115,12 +115,12 @@ let package = Package(
         // Load, soak and the benchmark report (issue 7): figures in one machine-readable form and
         // /proc readings (BenchKit), the storm, many-helpers and soak runs (hotspot-stress), and the
         // report that runs every benchmark and merges their figures into one table (bench-report).
-        .target(name: "BenchKit", swiftSettings: strict),
+        .target(name: "BenchKit", path: "Benchmarks/BenchKit", swiftSettings: strict),
         .executableTarget(name: "hotspot-stress", dependencies: [
             "BenchKit", "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "Connectivity",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], swiftSettings: strict),
-        .executableTarget(name: "bench-report", dependencies: ["BenchKit"], swiftSettings: strict),
+        ], path: "Benchmarks/hotspot-stress", swiftSettings: strict),
+        .executableTarget(name: "bench-report", dependencies: ["BenchKit"], path: "Benchmarks/bench-report", swiftSettings: strict),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing with libFuzzer: builds hotspot-fuzz with -sanitize=fuzzer,address into
 # .build-fuzz and runs every target (or those named) for FUZZ_SECONDS each. The working corpus
-# grows in .fuzz-corpus/<target> (seeded from Tests/FuzzCorpus/<target>); a crashing input is
-# written to fuzz-crashes/ — commit it under Tests/FuzzCorpus/<target>/ to keep it as a
+# grows in .fuzz-corpus/<target> (seeded from Fuzz/Corpus/<target>); a crashing input is
+# written to fuzz-crashes/ — commit it under Fuzz/Corpus/<target>/ to keep it as a
 # regression test (FuzzRegressionTests runs every committed input). Leak detection is off:
 # LeakSanitizer reports the one-time allocations of Swift's lazily initialised globals on their
 # first use as leaks of whatever input ran first.
@@ -20,7 +20,7 @@ mkdir -p fuzz-crashes
 status=0
 for t in "${targets[@]}"; do
   mkdir -p ".fuzz-corpus/$t"
-  [ -d "Tests/FuzzCorpus/$t" ] && cp -n "Tests/FuzzCorpus/$t"/* ".fuzz-corpus/$t/" 2>/dev/null || true
+  [ -d "Fuzz/Corpus/$t" ] && cp -n "Fuzz/Corpus/$t"/* ".fuzz-corpus/$t/" 2>/dev/null || true
   echo "== $t: ${seconds} s"
   if ! ASAN_OPTIONS=detect_leaks=0 FUZZ_TARGET="$t" .build-fuzz/debug/hotspot-fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -detect_leaks=0 \
       -artifact_prefix="fuzz-crashes/$t-" -print_final_stats=1 ".fuzz-corpus/$t" 2>&1 \

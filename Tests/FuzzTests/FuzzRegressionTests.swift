@@ -3,11 +3,11 @@ import FuzzTargets
 import Foundation
 import Testing
 
-/// Every fuzz target runs on its seeds, on every input committed under Tests/FuzzCorpus (inputs
+/// Every fuzz target runs on its seeds, on every input committed under Fuzz/Corpus (inputs
 /// that once crashed or hung are kept there as regressions), and on a few thousand deterministic
 /// mutations. A crash kills the test process, which fails the run.
 @Suite struct FuzzRegressionTests {
-    static let corpus = TestKitPaths.repositoryRoot.appendingPathComponent("Tests/FuzzCorpus")
+    static let corpus = TestKitPaths.repositoryRoot.appendingPathComponent("Fuzz/Corpus")
 
     @Test(arguments: FuzzTarget.allCases)
     func targetSurvivesItsCorpusAndMutations(_ target: FuzzTarget) {

@@ -37,7 +37,7 @@ struct HotspotFuzz {
         var seconds = 10.0
         var targets = FuzzTarget.allCases
         var seed = UInt64(UInt32.random(in: 1...UInt32.max))
-        var corpus = "Tests/FuzzCorpus"
+        var corpus = "Fuzz/Corpus"
         var crashes = "."
         var args = CommandLine.arguments.dropFirst().makeIterator()
         while let a = args.next() {
@@ -68,7 +68,7 @@ struct HotspotFuzz {
 
                 Runs each fuzz target (default: all, \(Int(seconds)) s each) on mutations of its seeds and of the
                 committed corpus (DIR/<target>/*). An input that crashes is written to
-                DIR/crash-<target>-<hash> before the process dies; commit it under Tests/FuzzCorpus/<target>/
+                DIR/crash-<target>-<hash> before the process dies; commit it under Fuzz/Corpus/<target>/
                 to keep it as a regression test. Targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")).
                 For coverage-guided fuzzing build with libFuzzer: make fuzz-libfuzzer.
                 """)
