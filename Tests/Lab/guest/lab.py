@@ -96,6 +96,9 @@ class Bus:
         ap = str(self.get(NM, self.device(iface), NM + ".Device.Wireless", "ActiveAccessPoint"))
         return "" if ap == "/" else str(self.get(NM, ap, NM + ".AccessPoint", "HwAddress")).lower()
 
+    def ap_path(self, iface="wlan0"):
+        return str(self.get(NM, self.device(iface), NM + ".Device.Wireless", "ActiveAccessPoint"))
+
     def access_points(self, iface="wlan0"):
         """{bssid: ssid} of the device's access points as NetworkManager publishes them."""
         aps = {}
