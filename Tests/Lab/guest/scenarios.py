@@ -13,7 +13,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lab import (BIN, BSSIDS, HH, OFFICE_PSK, OUT, Bus, Failed, Process, forget_connections, nmcli, note, now,  # noqa: E402
-                 portal_events, portal_reset, record, run, wait)
+                 portal_events, portal_reset, provisioned_profiles, record, run, wait)
 
 ACTIVATED = 100
 DISCONNECTED = 30
@@ -52,6 +52,18 @@ PROBES = ";".join([
 SIGNED_IN = ("authenticated", "maintaining")
 
 
+class ExpectedFailure(Exception):
+    """A known bug, written down in docs/NETWORKMANAGER.md: reported as XFAIL, not counted; the
+    scenario passing instead is reported as XPASS and counted as a failure (remove the mark)."""
+
+
+XFAIL = {"roaming-updates-bssid"}
+
+
+class Skipped(Exception):
+    """The scenario cannot run yet; the message says what is missing."""
+
+
 class Lab:
     """The daemon and the two example helpers, started once for the group."""
 
@@ -66,13 +78,21 @@ class Lab:
                     "profiles-dir=/etc/hotspot-helper/profiles.d\n"
                     f"[connectivity]\nprobes={PROBES}\nallow-plain-http-login=true\nca-file=/run/lab-ca/ca.pem\n"
                     "probe-timeout=3\ninterval=30\n")
-        self.daemon = Process("hotspot-helperd", [f"{BIN}/hotspot-helperd", "--config", "/etc/hotspot-helper/hotspot-helperd.conf",
-                                                  "--log-level", "debug"])
-        wait("the daemon on the system bus", lambda: self.bus.daemon_interface() is not None, 60)
+        self.start_daemon()
         self.helper = Process("lab-helper", [f"{BIN}/hotspot-example-helper", "--display-name", "Lab Helper", "--network", "RoamNet"])
         self.failing = Process("fail-helper", [f"{BIN}/hotspot-example-helper", "--display-name", "Fail Helper", "--network", "FailNet",
                                                "--authenticate", "failure"])
         wait("both example helpers registered", lambda: len(self.helpers()) >= 4, 60)
+
+    def start_daemon(self):
+        self.daemon = Process("hotspot-helperd", [f"{BIN}/hotspot-helperd", "--config", "/etc/hotspot-helper/hotspot-helperd.conf",
+                                                  "--log-level", "debug"])
+        wait("the daemon on the system bus", lambda: self.bus.daemon_interface() is not None, 60)
+
+    def restart_daemon(self):
+        self.daemon.stop()
+        self.start_daemon()
+        wait("both example helpers registered again", lambda: len(self.helpers()) >= 4, 60)
 
     def helpers(self):
         return [str(h.get("display-name", "")) for h in self.bus.get(HH, "/org/freedesktop/NetworkManager/HotspotHelper", HH, "Helpers")]
@@ -147,6 +167,7 @@ def sign_in(lab, ssid, kinds, timeout=90):
         wait(f"the daemon authenticated on {ssid}", lambda: lab.state() in SIGNED_IN, timeout)
         wait(f"the daemon's Connectivity full on {ssid}", lambda: lab.connectivity() == "full", timeout)
         wait(f"NetworkManager's own connectivity FULL on {ssid}", lambda: lab.bus.device_connectivity() == NM_FULL, timeout)
+        wait("the timeline to see NetworkManager's FULL", lambda: tl.first(lambda s: s[2] == NM_FULL), 10)
     finally:
         tl.stop()
     address = lab.bus.ip4()
@@ -275,10 +296,18 @@ def roaming(lab):
     after = lab.helper.text().count("evaluate")
     if helper != "Lab Helper" or after != evaluates:
         raise Failed(f"after roaming the helper is {helper!r} and the helper saw {after - evaluates} new evaluate")
-    network = lab.bus.daemon("Network")
-    bssid = str(network.get("bssid", "")).lower()
-    if bssid and bssid != other:
-        raise Failed(f"the daemon's Network still names BSSID {bssid} after NetworkManager moved to {other}")
+    lab.roamed_to = other
+
+
+def roaming_bssid(lab):
+    """4b. After roaming, the daemon's published Network names the access point NetworkManager is
+    on now (Device.Wireless.ActiveAccessPoint changed without a state change)."""
+    other = getattr(lab, "roamed_to", None)
+    if other is None:
+        raise Failed("roaming-keeps-helper did not roam")
+    bssid = str(lab.bus.daemon("Network").get("bssid", "")).lower()
+    if bssid != other:
+        raise ExpectedFailure(f"the daemon's Network still names BSSID {bssid} after NetworkManager moved to {other}")
 
 
 def nm_restart(lab):
@@ -327,12 +356,82 @@ def password_as_root(lab):
     lab.leave()
 
 
+DESKTOP_UID = 1000
+
+
+def provisioned_password(lab):
+    """6. A password only a profile knows reaches real NetworkManager however the join starts: as
+    uid 1000, with a stand-in desktop agent that records every call and answers a wrong password,
+    `nmcli dev wifi connect Office`, activating the provisioned profile and autoconnect all join
+    with the profile's password, and the desktop agent is never asked."""
+    uuid = wait("the daemon's provisioned in-memory profile for Office", lambda: provisioned_profiles(), 60, interval=1)[0]
+    shown = nmcli("-g", "802-11-wireless.ssid,802-11-wireless-security.psk-flags,connection.permissions", "connection", "show", "uuid", uuid)
+    if shown.split("\n")[:2] != ["Office", "0"]:
+        raise Failed(f"the provisioned profile shows (ssid, psk-flags) {shown.split(chr(10))[:2]}, expected Office with psk-flags 0")
+    on_disk = run("grep", "-rl", OFFICE_PSK, "/etc/NetworkManager/system-connections", check=False).strip()
+    if on_disk:
+        raise Failed(f"the helper's password was written to disk: {on_disk}")
+    agent_log = os.path.join(OUT, "desktop-agent.jsonl")
+    agent = Process("desktop-agent", ["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "desktop-agent.py"),
+                                      agent_log], user=DESKTOP_UID)
+    try:
+        wait("the desktop agent registered", lambda: "registered" in agent.text(), 30)
+
+        def asked():
+            with open(agent_log) as f:
+                return [line for line in f if '"GetSecrets"' in line]
+
+        def joined(how):
+            wait(f"wlan0 ACTIVATED on Office ({how})",
+                 lambda: lab.bus.device_state() == ACTIVATED and lab.bus.active_bssid() == "02:00:00:00:02:00", 90, interval=0.2)
+            if asked():
+                raise Failed(f"the desktop agent was asked ({how}): {asked()[0].strip()}")
+            nmcli("device", "disconnect", "wlan0", check=False)
+            wait("wlan0 disconnected", lambda: lab.bus.device_state() == DISCONNECTED, 30)
+
+        nmcli("device", "wifi", "connect", "Office", "ifname", "wlan0", user=DESKTOP_UID, timeout=120)
+        joined("uid 1000: nmcli dev wifi connect Office")
+        forget_connections()
+        nmcli("connection", "up", "uuid", uuid, "ifname", "wlan0", user=DESKTOP_UID, timeout=120)
+        joined("uid 1000: nmcli connection up, the provisioned profile")
+        nmcli("device", "set", "wlan0", "autoconnect", "yes")
+        joined("autoconnect")
+        nmcli("device", "set", "wlan0", "autoconnect", "no")
+    finally:
+        agent.stop()
+    forget_connections()
+
+
+def rfc8910(lab):
+    """8. RFC 8910: dnsmasq sends option 114 (an https URI) on CapNet; with no capport-url in the
+    profile or the configuration the daemon still finds the API and signs in."""
+    if not any("8910" in open(os.path.join(root, f), errors="replace").read()
+               for root, _, files in os.walk(os.path.join(os.environ["LAB_REPO"], "Sources", "Connectivity")) for f in files
+               if f.endswith(".swift")):
+        raise Skipped("the daemon does not implement RFC 8910 yet (branch signin); the AP side already sends option 114")
+    path = "/etc/hotspot-helper/profiles.d/lab.conf"
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text.replace("capport-url=https://capport.lab/api/captive\n", ""))
+    lab.restart_daemon()
+    try:
+        sign_in(lab, "CapNet", ("capport-api",))
+        lab.leave()
+    finally:
+        with open(path, "w") as f:
+            f.write(text)
+        lab.restart_daemon()
+
+
 GROUPS = {
-    "nm": [scan_list, not_captive, click_through, wispr, capport, helper_failure, password_as_root, roaming, nm_restart],
+    "nm": [scan_list, not_captive, click_through, wispr, capport, helper_failure, password_as_root, provisioned_password, rfc8910,
+           roaming, roaming_bssid, nm_restart],
 }
 NAMES = {scan_list: "scan-list", not_captive: "not-captive", click_through: "click-through-signin", wispr: "wispr-signin",
          capport: "capport-signin", helper_failure: "helper-failure-autoconnect", password_as_root: "password-root-agent",
-         roaming: "roaming-keeps-helper", nm_restart: "nm-restart"}
+         roaming: "roaming-keeps-helper", nm_restart: "nm-restart", provisioned_password: "provisioned-password-desktop-user",
+         rfc8910: "rfc8910-option-114", roaming_bssid: "roaming-updates-bssid"}
 
 
 def main():
@@ -352,8 +451,17 @@ def main():
             start = now()
             try:
                 scenario(lab)
-                record("PASS", name)
+                if name in XFAIL:
+                    record("FAIL", name, "XPASS: marked as a known failure but passed; remove it from XFAIL in scenarios.py")
+                else:
+                    record("PASS", name)
                 note(f"PASS {name} ({now() - start:.1f} s)")
+            except ExpectedFailure as e:
+                record("XFAIL" if name in XFAIL else "FAIL", name, str(e))
+                note(f"XFAIL {name}: {e}")
+            except Skipped as e:
+                record("SKIP", name, str(e))
+                note(f"SKIP {name}: {e}")
             except Failed as e:
                 record("FAIL", name, str(e))
                 note(f"FAIL {name}: {e}")

@@ -88,11 +88,14 @@ lab_ap_side() {
         lab_ap_exec hostapd "/run/hostapd-$name.conf" > "/lab-out/hostapd-$name.log" 2>&1 &
         echo $! > "/run/hostapd-$name.pid"
         [ "$subnet" = "-" ] && continue
+        # RFC 8910 (option 114) on CapNet: an https URI; dnsmasq must force it (NetworkManager's
+        # client does not request it) and keeps quote characters, so it is written unquoted.
         local force=""
+        [ "$mode" = capport ] && force="--dhcp-option-force=114,https://capport.lab/api/captive"
         lab_ap_exec dnsmasq --conf-file=/dev/null --keep-in-foreground --user=root --bind-interfaces --interface="$bridge" \
             --except-interface=lo --listen-address="$subnet.1" --dhcp-range="$subnet.50,$subnet.150,255.255.255.0,1h" \
             --dhcp-leasefile="/run/dnsmasq-$name.leases" --no-resolv --no-hosts \
-            --address="/#/$subnet.1" --log-dhcp --log-queries --log-facility=- $LAB_DNSMASQ_EXTRA_ARGS \
+            --address="/#/$subnet.1" --log-dhcp --log-queries --log-facility=- $force \
             > "/lab-out/dnsmasq-$name.log" 2>&1 &
         echo $! > "/run/dnsmasq-$name.pid"
         local sim=(serve --mode "$mode" --listen "$subnet.1:80")
