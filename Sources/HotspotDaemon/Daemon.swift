@@ -34,7 +34,7 @@ public enum Daemon {
         let reason = await firstOf(signals: [SIGTERM, SIGINT], disconnection: bus)
         log.info("shutting down: \(reason)")
         following.cancel()
-        await networkManager.provisioner.withdrawAll()
+        await networkManager.provisioner.withdrawAll(waitingAtMost: .seconds(5))
         for helper in builtIns { try? await helper.unregister(); await helper.connection.close() }
         if await bus.isConnected { try? await bus.releaseName(HotspotContract.busName) }
         await bus.close()

@@ -81,13 +81,12 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
             maps.withLock { $0.interfaceOf[path] = nil; $0.deviceOf[name] = nil }
             await engine.interfaceVanished(name)
         case .deviceStateChanged:
-            break
+            await provisioner.deviceStateChanged()
         case .deviceActivated(let device, let joined):
             guard let name = name(of: device.path) else { return }
             let connection = ConnectionID(joined.connectionUUID ?? joined.settingsConnection?.rawValue ?? "")
             await engine.joined(name, network: Self.network(joined), connection: connection)
         case .deviceDeactivated(let device, _, _):
-            await provisioner.deviceDeactivated()
             guard let name = name(of: device.path) else { return }
             await engine.left(name)
         case .accessPointsChanged(let device, let aps):

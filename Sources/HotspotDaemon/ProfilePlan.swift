@@ -41,6 +41,8 @@ struct ProfilePlan: Sendable, Equatable {
     var newlyDeclined: Set<[UInt8]> = []
     /// Whether some profile was kept only because `adopting` was set (plan again later).
     var keptWhileAdopting = false
+    /// Whether some profile was kept only because it is in use (plan again when it is not).
+    var keptWhileActive = false
 
     /// - Parameters:
     ///   - wanted: the profiles helpers' claims call for, one per SSID.
@@ -74,7 +76,10 @@ struct ProfilePlan: Sendable, Equatable {
             } else {
                 reason = .unclaimed
             }
-            if active.contains(profile.path) { continue }
+            if active.contains(profile.path) {
+                keptWhileActive = true
+                continue
+            }
             if adopting, reason == .unclaimed, written[profile.uuid] == nil {
                 keptWhileAdopting = true
                 covered.insert(profile.ssid)

@@ -33,6 +33,9 @@ actor ProfileProvisioner {
     private var reconciling = false
     private var pending = false
     private var adoptionTimer: Task<Void, Never>?
+    /// Some profile is due to go once it is no longer in use.
+    private var waitingForDeactivation = false
+    private var recheck: Task<Void, Never>?
 
     init(client: NetworkManagerClient, log: Logger, adoptionGrace: Duration = .seconds(60)) {
         self.client = client
@@ -85,15 +88,36 @@ actor ProfileProvisioner {
         requestReconcile()
     }
 
-    /// A device left a network: a profile kept only because it was in use may go now.
-    func deviceDeactivated() {
+    /// A device changed state: a profile kept only because it was in use may go now. NetworkManager
+    /// lists the active connection for a moment after the device leaves ACTIVATED, so this looks
+    /// now and once more a little later.
+    func deviceStateChanged() {
+        guard waitingForDeactivation else { return }
         requestReconcile()
+        recheck?.cancel()
+        recheck = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(2))
+            guard !Task.isCancelled else { return }
+            await self?.requestReconcile()
+        }
+    }
+
+    /// ``withdrawAll()``, waiting at most `limit` for it (a stuck NetworkManager must not hold up
+    /// the daemon's stop; what is not deleted then is adopted or withdrawn by the next start).
+    nonisolated func withdrawAll(waitingAtMost limit: Duration) async {
+        let (done, finished) = AsyncStream<Void>.makeStream()
+        let work = Task { await self.withdrawAll(); finished.yield() }
+        let timer = Task { try? await Task.sleep(for: limit); finished.yield() }
+        for await _ in done { break }
+        timer.cancel()
+        if !work.isCancelled { work.cancel() }
     }
 
     /// At shutdown: deletes every marked profile not in use. Active ones stay (deleting them
     /// would cut the user off); they vanish at reboot and the next run adopts them.
     func withdrawAll() async {
         adoptionTimer?.cancel()
+        recheck?.cancel()
         guard available, let held = try? await client.wifiProfiles() else { return }
         let active = (try? await client.activeProfiles()) ?? []
         await carryOut(ProfilePlan.withdrawAll(held: held, active: active))
@@ -144,6 +168,7 @@ actor ProfileProvisioner {
             for (uuid, spec) in written where spec.ssid == ssid { written[uuid] = nil }
         }
         declined.formUnion(plan.newlyDeclined)
+        waitingForDeactivation = plan.keptWhileActive
         await carryOut(plan.actions)
         if plan.keptWhileAdopting, adoptionTimer == nil, let adoptUntil {
             adoptionTimer = Task { [weak self] in

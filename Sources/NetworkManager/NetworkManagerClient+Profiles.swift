@@ -73,17 +73,18 @@ extension NetworkManagerClient {
         return props["Unsaved"]?.bool == true ? .unsaved : []
     }
 
-    /// The profiles of the active connections (`ActiveConnections` → each one's `Connection`).
-    /// An active connection that vanished meanwhile is skipped.
+    /// The profiles in use: the `Connection` of each of the manager's `ActiveConnections` whose
+    /// `State` is activating (1) or activated (2). One deactivating (3) or deactivated (4), or
+    /// that vanished meanwhile, is not in use.
     public nonisolated func activeProfiles() async throws -> Set<ObjectPath> {
         let reply = try await nmCall(NetworkManagerNames.managerPath, NetworkManagerNames.properties, "Get",
                                      [.string(NetworkManagerNames.manager.rawValue), .string("ActiveConnections")])
         var out = Set<ObjectPath>()
         for active in reply.first?.objectPaths ?? [] {
-            guard let r = try? await nmCall(active, NetworkManagerNames.properties, "Get",
-                                            [.string(NetworkManagerNames.activeConnection.rawValue), .string("Connection")]),
-                let path = r.first?.nonRootPath
+            guard let r = try? await nmCall(active, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.activeConnection.rawValue)]),
+                let props = r.first?.varDict, let path = props["Connection"]?.nonRootPath
             else { continue }
+            if let state = props["State"]?.uint32, state > 2 { continue }
             out.insert(path)
         }
         return out

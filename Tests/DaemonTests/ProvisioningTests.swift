@@ -102,6 +102,43 @@ struct ProvisioningTests {
         #expect(methods.allSatisfy { $0 == "GetSettings" || $0 == "GetAll" }, "the user's profile was modified: \(methods)")
     }
 
+    @Test func aProfileInUseIsWithdrawnOnlyOnceTheConnectionEnds() async throws {
+        let s = try await Scenario()
+        try await s.nm.addProfileMethods(s.client)
+        let (helper, _) = try await s.helper("Coffee", script: HelperScript(claims: ["CoffeeShop": Self.password]))
+        try await Self.eventually(s, "no profile for CoffeeShop") { try await !Self.profiles(s, "CoffeeShop").isEmpty }
+        let ours = try #require(try await Self.profiles(s, "CoffeeShop").first)
+        let active = try await s.mock("AddActiveConnection", [.strings([s.device]), .string(ours.path.rawValue),
+                                                               .string("/org/freedesktop/NetworkManager/AccessPoint/ap2"), .string("inuse"), .uint32(2)])
+        try await helper.unregister()
+        try await Self.eventually(s, "the daemon never reconsidered the profile") { s.daemon.log.contains("helper Coffee unregistered") }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await Self.profiles(s, "CoffeeShop").map(\.path) == [ours.path], "deleting it would have cut the user off")
+        _ = try await s.mock("RemoveActiveConnection", [.string(s.device), .string(active.first?.string ?? "")])
+        try await Self.eventually(s, "the profile stayed after the connection ended") { try await Self.profiles(s, "CoffeeShop").isEmpty }
+    }
+
+    @Test func aRestartedDaemonAdoptsItsEarlierProfileInsteadOfAddingAnother() async throws {
+        let s = try await Scenario()
+        try await s.nm.addProfileMethods(s.client)
+        let (_, script) = try await s.helper("Coffee", script: HelperScript(claims: ["CoffeeShop": Self.password]))
+        try await Self.eventually(s, "no profile for CoffeeShop") { try await !Self.profiles(s, "CoffeeShop").isEmpty }
+        let ours = try #require(try await Self.profiles(s, "CoffeeShop").first)
+        // Killed: no chance to clean up. The helper registers again with the next daemon (as
+        // HotspotHelperKit does), this time with another password.
+        script.plan.withLock { $0.claims["CoffeeShop"] = .some(Self.changed) }
+        s.daemon.process.send(SIGKILL)
+        _ = await s.daemon.process.waitForExit()
+        try await s.bus.waitForNameGone(HotspotContract.busName.rawValue)
+        let second = try await DaemonProcess.start(on: s.bus, settings: ["command-timeout": "2", "filter-interval": "0.2"])
+        try await Self.eventually(s, "the earlier profile was not rewritten") {
+            try await s.nm.profileSecret(s.client, profile: ours.path) == Self.changed
+        }
+        #expect(try await Self.profiles(s, "CoffeeShop").map(\.path) == [ours.path], "no second profile\n\(second.log)")
+        #expect(try await s.nm.profileWrites(s.client, profile: ours.path).map(\.method) == ["AddConnection2", "Update2"])
+        #expect(!second.log.contains(Self.changed))
+    }
+
     @Test func stoppingTheDaemonWithdrawsItsProfiles() async throws {
         let s = try await Scenario()
         try await s.nm.addProfileMethods(s.client)
