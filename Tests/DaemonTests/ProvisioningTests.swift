@@ -2,6 +2,7 @@ import BusTestKit
 import DBus
 import Foundation
 import HotspotCore
+import HotspotHelperKit
 import HotspotProtocol
 import NetworkManager
 import Testing
@@ -31,6 +32,19 @@ struct ProvisioningTests {
         throw TestKitError.timeout("\(what)\n--- daemon log ---\n\(s.daemon.log.suffix(5000))")
     }
 
+    /// A scenario with AddConnection2/Update2 in the mock and a helper "Coffee" claiming `claims`;
+    /// returns once the daemon has provisioned CoffeeShop, with that profile.
+    static func provisioned(identifier: String = "Coffee", claims: [String: String?] = ["CoffeeShop": password])
+        async throws -> (s: Scenario, helper: HotspotHelper, script: HelperScript, profile: HeldProfile)
+    {
+        let s = try await Scenario()
+        try await s.nm.addProfileMethods(s.client)
+        let (helper, script) = try await s.helper("Coffee", identifier: identifier, script: HelperScript(claims: claims))
+        try await eventually(s, "no profile for CoffeeShop") { try await !profiles(s, "CoffeeShop").isEmpty }
+        let profile = try #require(try await profiles(s, "CoffeeShop").first)
+        return (s, helper, script, profile)
+    }
+
     /// A scan-list change, so helpers get a new filter-scan-list round.
     static func rescan(_ s: Scenario, _ n: Int) async throws {
         _ = try await s.mock("AddAccessPoint", [.string(s.device), .string("extra\(n)"), .string("Elsewhere\(n)"),
@@ -39,12 +53,8 @@ struct ProvisioningTests {
     }
 
     @Test func aHelpersPasswordBecomesAnInMemoryProfileThatFollowsTheHelper() async throws {
-        let s = try await Scenario()
-        try await s.nm.addProfileMethods(s.client)
-        let (helper, script) = try await s.helper("Coffee", identifier: "com.example.coffee",
-                                                  script: HelperScript(claims: ["CoffeeShop": Self.password, "CityFree": "open-network-pw"]))
-        try await Self.eventually(s, "no profile for CoffeeShop") { try await !Self.profiles(s, "CoffeeShop").isEmpty }
-        let profile = try #require(try await Self.profiles(s, "CoffeeShop").first)
+        let (s, helper, script, profile) = try await Self.provisioned(identifier: "com.example.coffee",
+                                                                     claims: ["CoffeeShop": Self.password, "CityFree": "open-network-pw"])
         #expect(profile.isProvisioned && profile.helper == "com.example.coffee" && profile.keyManagement == "wpa-psk")
         #expect(try await s.nm.profileSecret(s.client, profile: profile.path) == Self.password)
         #expect(try await s.nm.profileWrites(s.client, profile: profile.path).map(\.flags) == [0x2],
@@ -71,11 +81,7 @@ struct ProvisioningTests {
     }
 
     @Test func theUsersProfilesAreNeverTouchedAndADeletedProfileStaysDeletedUntilForgotten() async throws {
-        let s = try await Scenario()
-        try await s.nm.addProfileMethods(s.client)
-        let (_, script) = try await s.helper("Coffee", script: HelperScript(claims: ["CoffeeShop": Self.password]))
-        try await Self.eventually(s, "no profile for CoffeeShop") { try await !Self.profiles(s, "CoffeeShop").isEmpty }
-        let ours = try #require(try await Self.profiles(s, "CoffeeShop").first)
+        let (s, _, script, ours) = try await Self.provisioned()
 
         // The user deletes it (the desktop's "Forget"): it is not added again when the password changes…
         try await NetworkManagerClient(connection: s.client).deleteProfile(ours.path)
@@ -103,11 +109,7 @@ struct ProvisioningTests {
     }
 
     @Test func aProfileInUseIsWithdrawnOnlyOnceTheConnectionEnds() async throws {
-        let s = try await Scenario()
-        try await s.nm.addProfileMethods(s.client)
-        let (helper, _) = try await s.helper("Coffee", script: HelperScript(claims: ["CoffeeShop": Self.password]))
-        try await Self.eventually(s, "no profile for CoffeeShop") { try await !Self.profiles(s, "CoffeeShop").isEmpty }
-        let ours = try #require(try await Self.profiles(s, "CoffeeShop").first)
+        let (s, helper, _, ours) = try await Self.provisioned()
         let active = try await s.mock("AddActiveConnection", [.strings([s.device]), .string(ours.path.rawValue),
                                                                .string("/org/freedesktop/NetworkManager/AccessPoint/ap2"), .string("inuse"), .uint32(2)])
         try await helper.unregister()
@@ -119,11 +121,7 @@ struct ProvisioningTests {
     }
 
     @Test func aRestartedDaemonAdoptsItsEarlierProfileInsteadOfAddingAnother() async throws {
-        let s = try await Scenario()
-        try await s.nm.addProfileMethods(s.client)
-        let (_, script) = try await s.helper("Coffee", script: HelperScript(claims: ["CoffeeShop": Self.password]))
-        try await Self.eventually(s, "no profile for CoffeeShop") { try await !Self.profiles(s, "CoffeeShop").isEmpty }
-        let ours = try #require(try await Self.profiles(s, "CoffeeShop").first)
+        let (s, _, script, ours) = try await Self.provisioned()
         // Killed: no chance to clean up. The helper registers again with the next daemon (as
         // HotspotHelperKit does), this time with another password.
         script.plan.withLock { $0.claims["CoffeeShop"] = .some(Self.changed) }
@@ -140,10 +138,7 @@ struct ProvisioningTests {
     }
 
     @Test func stoppingTheDaemonWithdrawsItsProfiles() async throws {
-        let s = try await Scenario()
-        try await s.nm.addProfileMethods(s.client)
-        _ = try await s.helper("Coffee", script: HelperScript(claims: ["CoffeeShop": Self.password]))
-        try await Self.eventually(s, "no profile for CoffeeShop") { try await !Self.profiles(s, "CoffeeShop").isEmpty }
+        let (s, _, _, _) = try await Self.provisioned()
         s.daemon.process.send(SIGTERM)
         #expect(await s.daemon.process.waitForExit() == 0, "\(s.daemon.log.suffix(3000))")
         #expect(try await Self.profiles(s, "CoffeeShop").isEmpty, "\(s.daemon.log.suffix(3000))")
