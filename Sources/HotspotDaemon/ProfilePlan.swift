@@ -31,8 +31,8 @@ struct ProfilePlan: Sendable, Equatable {
 
     enum Action: Sendable, Hashable {
         case add(ProvisionedProfileSpec)
-        /// Rewrite the whole profile (same uuid), secret included.
-        case update(HeldProfile, ProvisionedProfileSpec)
+        /// Rewrite the whole profile (same uuid), secret included, with this autoconnect.
+        case update(HeldProfile, ProvisionedProfileSpec, autoconnect: Bool)
         case delete(HeldProfile, Reason)
     }
 
@@ -51,8 +51,10 @@ struct ProfilePlan: Sendable, Equatable {
     ///   - declined: SSIDs not to provision (their profile was deleted by someone else).
     ///   - active: profiles in use by an active connection.
     ///   - adopting: keep unclaimed marked profiles this daemon did not write.
+    ///   - fresh: SSIDs forgotten (`ForgetNetwork`): a rewrite switches autoconnect back on;
+    ///     otherwise it keeps the profile's autoconnect (off after a failed sign-in).
     init(wanted: [ProvisionedProfileSpec], held: [HeldProfile], written: [String: ProvisionedProfileSpec],
-         declined: Set<[UInt8]>, active: Set<ObjectPath>, adopting: Bool) {
+         declined: Set<[UInt8]>, active: Set<ObjectPath>, adopting: Bool, fresh: Set<[UInt8]> = []) {
         let heldUUIDs = Set(held.map(\.uuid))
         for (uuid, spec) in written where !heldUUIDs.contains(uuid) { newlyDeclined.insert(spec.ssid) }
         let refused = declined.union(newlyDeclined)
@@ -65,7 +67,9 @@ struct ProfilePlan: Sendable, Equatable {
         for profile in held.filter(\.isProvisioned).sorted(by: { $0.path < $1.path }) {
             if !covered.contains(profile.ssid), let spec = byCallFor[profile.ssid] {
                 covered.insert(profile.ssid)
-                if written[profile.uuid] != spec { actions.append(.update(profile, spec)) }
+                if written[profile.uuid] != spec {
+                    actions.append(.update(profile, spec, autoconnect: fresh.contains(spec.ssid) || profile.autoconnect))
+                }
                 continue
             }
             let reason: Reason

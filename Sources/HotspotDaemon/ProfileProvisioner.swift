@@ -28,6 +28,8 @@ actor ProfileProvisioner {
     /// What this daemon last wrote, by uuid: secrets cannot be read back from NetworkManager.
     private var written: [String: ProvisionedProfileSpec] = [:]
     private var declined: Set<[UInt8]> = []
+    /// SSIDs forgotten since the last reconciliation: their rewrite switches autoconnect on.
+    private var fresh: Set<[UInt8]> = []
     private var available = false
     private var adoptUntil: ContinuousClock.Instant?
     private var reconciling = false
@@ -63,6 +65,7 @@ actor ProfileProvisioner {
     /// again whole (autoconnect on, any edit undone), or added again if someone had deleted it.
     func forgot(_ ssid: SSID) {
         declined.remove(ssid.bytes)
+        fresh.insert(ssid.bytes)
         for (uuid, spec) in written where spec.ssid == ssid.bytes { written[uuid] = nil }
         requestReconcile()
     }
@@ -162,7 +165,9 @@ actor ProfileProvisioner {
             return
         }
         let adopting = adoptUntil.map { ContinuousClock.now < $0 } ?? false
-        let plan = ProfilePlan(wanted: wanted(), held: held, written: written, declined: declined, active: active, adopting: adopting)
+        let plan = ProfilePlan(wanted: wanted(), held: held, written: written, declined: declined, active: active, adopting: adopting,
+                               fresh: fresh)
+        fresh = []
         for ssid in plan.newlyDeclined.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             log.info("provisioning: the profile for \(SSID(bytes: ssid).displayForm) was deleted by someone else; not provisioning it again until the network is forgotten (hotspotctl forget) or the daemon restarts")
             for (uuid, spec) in written where spec.ssid == ssid { written[uuid] = nil }
@@ -196,9 +201,9 @@ actor ProfileProvisioner {
                 } catch {
                     log.error("provisioning: could not add the \(spec): \(error)")
                 }
-            case .update(let held, let spec):
+            case .update(let held, let spec, let autoconnect):
                 do {
-                    try await client.updateProfile(held.path, spec.settings(uuid: held.uuid), flags: .inMemory)
+                    try await client.updateProfile(held.path, spec.settings(uuid: held.uuid, autoconnect: autoconnect), flags: .inMemory)
                     written[held.uuid] = spec
                     log.info("provisioning: rewrote \(held.path) (uuid \(held.uuid)) as the \(spec)")
                 } catch {

@@ -76,12 +76,14 @@ public struct ProvisionedProfileSpec: Sendable, Hashable, CustomStringConvertibl
         String(String(decoding: ssid, as: UTF8.self).unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) })
     }
 
-    /// The whole profile, secret included, for `AddConnection2` / `Update2`.
-    public func settings(uuid: String) -> ConnectionSettings {
+    /// The whole profile, secret included, for `AddConnection2` / `Update2`. `autoconnect` is
+    /// false only when rewriting a profile whose autoconnect was switched off (after a failed
+    /// sign-in), which a new password must not undo.
+    public func settings(uuid: String, autoconnect: Bool = true) -> ConnectionSettings {
         [
             "connection": [
                 "id": .string(Self.ssidText(ssid) + Self.idSuffix), "uuid": .string(uuid), "type": .string("802-11-wireless"),
-                "autoconnect": .bool(true), "autoconnect-priority": .int32(Self.autoconnectPriority),
+                "autoconnect": .bool(autoconnect), "autoconnect-priority": .int32(Self.autoconnectPriority),
             ],
             "802-11-wireless": ["ssid": .bytes(ssid), "mode": .string("infrastructure")],
             "802-11-wireless-security": [
@@ -111,9 +113,11 @@ public struct HeldProfile: Sendable, Hashable {
     public var helper: String?
     /// `802-11-wireless-security.key-mgmt`, nil without that setting.
     public var keyManagement: String?
+    /// `connection.autoconnect` (absent means on).
+    public var autoconnect: Bool
 
     public init(path: ObjectPath, uuid: String, id: String, ssid: [UInt8], isProvisioned: Bool, helper: String? = nil,
-                keyManagement: String? = nil) {
+                keyManagement: String? = nil, autoconnect: Bool = true) {
         self.path = path
         self.uuid = uuid
         self.id = id
@@ -121,6 +125,7 @@ public struct HeldProfile: Sendable, Hashable {
         self.isProvisioned = isProvisioned
         self.helper = helper
         self.keyManagement = keyManagement
+        self.autoconnect = autoconnect
     }
 
     /// Reads a profile from its settings; nil for profiles that are not Wi-Fi (no SSID).
@@ -132,6 +137,6 @@ public struct HeldProfile: Sendable, Hashable {
         }
         self.init(path: path, uuid: settings["connection"]?["uuid"]?.string ?? "", id: settings["connection"]?["id"]?.string ?? "",
                   ssid: ssid, isProvisioned: data[ProvisionedProfileSpec.markKey] != nil, helper: data[ProvisionedProfileSpec.helperKey],
-                  keyManagement: SettingsCoding.keyManagement(settings))
+                  keyManagement: SettingsCoding.keyManagement(settings), autoconnect: SettingsCoding.autoconnect(settings))
     }
 }

@@ -29,12 +29,21 @@ struct ProfilePlanTests {
     @Test func aChangedPasswordOrKeyManagementRewritesTheProfile() {
         let old = ["uuid-1": Self.spec("Cafe", "password-1")]
         #expect(Self.plan(wanted: [Self.spec("Cafe", "password-2")], held: [Self.held(1, "Cafe")], written: old).actions
-                == [.update(Self.held(1, "Cafe"), Self.spec("Cafe", "password-2"))])
+                == [.update(Self.held(1, "Cafe"), Self.spec("Cafe", "password-2"), autoconnect: true)])
         #expect(Self.plan(wanted: [Self.spec("Cafe", km: .sae)], held: [Self.held(1, "Cafe")], written: old).actions
-                == [.update(Self.held(1, "Cafe"), Self.spec("Cafe", km: .sae))])
+                == [.update(Self.held(1, "Cafe"), Self.spec("Cafe", km: .sae), autoconnect: true)])
+        // Autoconnect switched off after a failed sign-in stays off through a new password…
+        var off = Self.held(1, "Cafe")
+        off.autoconnect = false
+        #expect(Self.plan(wanted: [Self.spec("Cafe", "password-2")], held: [off], written: old).actions
+                == [.update(off, Self.spec("Cafe", "password-2"), autoconnect: false)])
+        // …until the network is forgotten.
+        #expect(ProfilePlan(wanted: [Self.spec("Cafe")], held: [off], written: [:], declined: [], active: [], adopting: false,
+                            fresh: [Array("Cafe".utf8)]).actions == [.update(off, Self.spec("Cafe"), autoconnect: true)])
         // A marked profile this run did not write (an earlier run's) is rewritten once claimed:
         // its secret cannot be read back.
-        #expect(Self.plan(wanted: [Self.spec("Cafe")], held: [Self.held(1, "Cafe")]).actions == [.update(Self.held(1, "Cafe"), Self.spec("Cafe"))])
+        #expect(Self.plan(wanted: [Self.spec("Cafe")], held: [Self.held(1, "Cafe")]).actions
+                == [.update(Self.held(1, "Cafe"), Self.spec("Cafe"), autoconnect: true)])
     }
 
     @Test func aProfileNoHelperClaimsIsWithdrawnUnlessInUse() {

@@ -137,6 +137,33 @@ struct ProvisioningTests {
         #expect(!second.log.contains(Self.changed))
     }
 
+    @Test func aFailedSignInSwitchesAutoconnectOffInMemoryAndANewPasswordKeepsItOff() async throws {
+        let (s, _, script, ours) = try await Self.provisioned()
+        script.plan.withLock { $0.confidence = .high; $0.results[.authenticate] = .failure }
+        let client = NetworkManagerClient(connection: s.client)
+        _ = try await s.mock("AddActiveConnection", [.strings([s.device]), .string(ours.path.rawValue),
+                                                      .string("/org/freedesktop/NetworkManager/AccessPoint/ap2"), .string("failing"), .uint32(2)])
+        try await s.waitForDisconnect()
+        try await Self.eventually(s, "autoconnect was not switched off") {
+            try await client.settings(of: ours.path)["connection"]?["autoconnect"] == .bool(false)
+        }
+        #expect(try await !s.calls(ours.path.rawValue).contains { $0.method == "Update" },
+                "Update would have saved the profile, password included, to disk")
+        #expect(try await s.nm.profileWrites(s.client, profile: ours.path).map(\.flags).allSatisfy { $0 == 0x2 })
+
+        script.plan.withLock { $0.claims["CoffeeShop"] = .some(Self.changed) }
+        try await Self.rescan(s, 1)
+        try await Self.eventually(s, "the new password was not written") { try await s.nm.profileSecret(s.client, profile: ours.path) == Self.changed }
+        #expect(try await client.settings(of: ours.path)["connection"]?["autoconnect"] == .bool(false), "a new password undid the failure")
+
+        _ = try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                                    member: "ForgetNetwork", body: [.bytes(Array("CoffeeShop".utf8))])
+        try await Self.eventually(s, "forgetting did not switch autoconnect back on") {
+            try await client.settings(of: ours.path)["connection"]?["autoconnect"] == .bool(true)
+        }
+        #expect(try await !s.calls(ours.path.rawValue).contains { $0.method == "Update" })
+    }
+
     @Test func stoppingTheDaemonWithdrawsItsProfiles() async throws {
         let (s, _, _, _) = try await Self.provisioned()
         s.daemon.process.send(SIGTERM)
