@@ -92,6 +92,19 @@ struct ProfileCallTests {
         #expect(try await client.wifiProfiles().isEmpty)
     }
 
+    @Test func withoutNetworkManagerTheSecretGoesNowhereAndTheErrorDoesNotShowIt() async throws {
+        let bus = try await PrivateBus()
+        let client = NetworkManagerClient(connection: try bus.connect())
+        let spec = ProvisionedProfileSpec(ssid: bytes("Office"), keyManagement: .wpaPSK, password: "do-not-show-me", helper: "h")
+        do {
+            _ = try await client.addProfile(spec.settings(uuid: "6f1b0c52-2222-4000-8000-00000000c0de"), flags: .inMemory)
+            Issue.record("AddConnection2 succeeded with no NetworkManager")
+        } catch {
+            #expect(error.dbusName == "org.freedesktop.DBus.Error.ServiceUnknown", "\(error)")
+            #expect(!"\(error)".contains("do-not-show-me"))
+        }
+    }
+
     @Test func aSavedProfileIsStillWrittenWithUpdateAndIsNotMarked() async throws {
         let nm = try await MockNetworkManager()
         try await nm.mock.addProfileMethods(nm.control)
