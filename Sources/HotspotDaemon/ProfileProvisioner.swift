@@ -197,17 +197,17 @@ actor ProfileProvisioner {
                 do {
                     let path = try await client.addProfile(spec.settings(uuid: uuid), flags: .inMemory)
                     written[uuid] = spec
-                    log.info("provisioning: added the in-memory \(spec) as \(path) (uuid \(uuid))")
+                    log.info("provisioning: added \(path) (uuid \(uuid)) for \(Self.describe(spec)), in memory")
                 } catch {
-                    log.error("provisioning: could not add the \(spec): \(error)")
+                    log.error("provisioning: could not add a profile for \(Self.describe(spec)): \(error)\(Self.hint(error))")
                 }
             case .update(let held, let spec, let autoconnect):
                 do {
                     try await client.updateProfile(held.path, spec.settings(uuid: held.uuid, autoconnect: autoconnect), flags: .inMemory)
                     written[held.uuid] = spec
-                    log.info("provisioning: rewrote \(held.path) (uuid \(held.uuid)) as the \(spec)")
+                    log.info("provisioning: rewrote \(held.path) (uuid \(held.uuid)) for \(Self.describe(spec)), autoconnect \(autoconnect ? "on" : "off")")
                 } catch {
-                    log.error("provisioning: could not rewrite \(held.path) as the \(spec): \(error)")
+                    log.error("provisioning: could not rewrite \(held.path) for \(Self.describe(spec)): \(error)\(Self.hint(error))")
                 }
             case .delete(let held, let reason):
                 do {
@@ -219,5 +219,18 @@ actor ProfileProvisioner {
                 written[held.uuid] = nil
             }
         }
+    }
+
+    /// A profile in log form: SSID (escaped), key management, helper. Never the password.
+    static func describe(_ spec: ProvisionedProfileSpec) -> String {
+        "\(SSID(bytes: spec.ssid).displayForm) (\(spec.keyManagement.rawValue), password from helper \(spec.helper))"
+    }
+
+    /// What to do about a failed write.
+    static func hint(_ error: any Error) -> String {
+        if case .callFailed(_, _, let e)? = error as? NetworkManagerError, e.name == DBusErrorName.unknownMethod {
+            return ". NetworkManager 1.20 or later is needed for in-memory profiles (AddConnection2/Update2); meanwhile the secret agent answers for this network when NetworkManager asks it"
+        }
+        return ". The secret agent still answers for this network when NetworkManager asks it; the next change tries again"
     }
 }
