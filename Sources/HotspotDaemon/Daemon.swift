@@ -22,6 +22,7 @@ public enum Daemon {
         let publisher = BusPublisher(bus: bus, engine: engine)
         let networkManager = NetworkManagerBridge(bus: bus, engine: engine, log: log)
         await engine.attach(publisher: publisher, network: networkManager)
+        await engine.attach(provisioner: networkManager.provisioner)
         try await publisher.exportManager()
         do { try await bus.requestName(HotspotContract.busName) } catch let error as DBusError {
             throw DaemonError("cannot take the bus name: \(error.message)")
@@ -33,6 +34,7 @@ public enum Daemon {
         let reason = await firstOf(signals: [SIGTERM, SIGINT], disconnection: bus)
         log.info("shutting down: \(reason)")
         following.cancel()
+        await networkManager.provisioner.withdrawAll(waitingAtMost: .seconds(5))
         for helper in builtIns { try? await helper.unregister(); await helper.connection.close() }
         if await bus.isConnected { try? await bus.releaseName(HotspotContract.busName) }
         await bus.close()
