@@ -82,17 +82,24 @@ enum ManagedProcessSync {
     }
 }
 
-/// Context switches (voluntary and not) of every thread of `pid`: each one is a wake-up.
-func contextSwitches(_ pid: Int32) -> Int {
+/// Context switches (voluntary and not) of each thread of `pid`, by thread id: each one is a
+/// wake-up.
+func contextSwitches(_ pid: Int32) -> [String: Int] {
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-    var total = 0
+    var out: [String: Int] = [:]
     for t in tasks {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(t)/status", encoding: .utf8) else { continue }
         for line in text.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
-            total += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+            out[t, default: 0] += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
         }
     }
-    return total
+    return out
+}
+
+/// Switches between two readings: the growth of threads seen in both, all of those of threads
+/// started in between (a thread that ended in between is not counted, so this is a floor).
+func switches(from before: [String: Int], to after: [String: Int]) -> Int {
+    after.reduce(0) { sum, entry in sum + entry.value - (before[entry.key] ?? 0) }
 }
 
 /// A configuration like the shipped one (built-in helpers and connectivity on), with the state and
@@ -129,6 +136,7 @@ func start(_ daemon: String, config: URL, bus: PrivateBus, watcher: Connection) 
     return (p, milliseconds(at - t0))
 }
 
+@MainActor
 func measure() async throws -> [Figure] {
     var figures: [Figure] = []
     guard let deb = debPath ?? newestDeb() else {
@@ -182,8 +190,9 @@ func measure() async throws -> [Figure] {
     let idle = ProcessSample(pid: p.pid)
     let busSample = ProcessSample(pid: bus.process.pid)
     figures.append(Figure("footprint: daemon RSS idle", idle.rssMiB, "MiB", baseline: busSample.rssMiB, baselineUnit: "MiB (dbus-daemon)", goal: "≤ 12 MiB"))
-    figures.append(Figure("footprint: daemon wake-ups while idle", Double(switches1 - switches0) / idleSeconds, "per s", goal: "≤ 0.1 per s"))
-    note("footprint: idle daemon \(idle); \(switches1 - switches0) context switches in \(idleSeconds) s")
+    let woke = switches(from: switches0, to: switches1)
+    figures.append(Figure("footprint: daemon wake-ups while idle", Double(woke) / idleSeconds, "per s", goal: "≤ 0.1 per s"))
+    note("footprint: idle daemon \(idle); \(woke) context switches in \(idleSeconds) s; threads \(switches0.keys.sorted()) → \(switches1.keys.sorted())")
 
     var helpers: [HotspotHelper] = []
     for i in 0..<helperCount {
