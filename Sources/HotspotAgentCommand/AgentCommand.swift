@@ -38,7 +38,7 @@ public struct AgentCommand: AsyncParsableCommand {
         do {
             var command = try parseAsRoot(arguments)
             if let asyncCommand = command as? any AsyncParsableCommand {
-                try await ProgramLifecycle.run { _ in var c = asyncCommand; try await c.run() }
+                try await ProgramLifecycle.run(command: asyncCommand)
             } else {
                 try command.run()
             }

@@ -28,7 +28,7 @@ public struct HotspotCtl: AsyncParsableCommand {
         do {
             var command = try parseAsRoot(Self.movingGlobalFlags(arguments))
             if let asyncCommand = command as? any AsyncParsableCommand {
-                try await ProgramLifecycle.run { _ in var c = asyncCommand; try await c.run() }
+                try await ProgramLifecycle.run(command: asyncCommand)
             } else {
                 try command.run()
             }

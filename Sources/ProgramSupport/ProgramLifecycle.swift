@@ -1,3 +1,4 @@
+import ArgumentParser
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -67,6 +68,20 @@ public final class ProgramLifecycle: Sendable {
                 if ProgramLifecycle.isStopping { return }
                 throw error
             }
+        }
+    }
+}
+
+extension ProgramLifecycle {
+    /// Runs a parsed command inside ``run(cancelOnSignal:logger:_:)`` (cancelled on SIGTERM and
+    /// SIGINT).
+    public static func run(command: any AsyncParsableCommand) async throws {
+        // Not Sendable as a protocol, but a parsed command is a value (its parsed options); it
+        // moves to the service task here and this task never touches it again.
+        nonisolated(unsafe) let moved = command
+        try await run { _ in
+            var c = moved
+            try await c.run()
         }
     }
 }
