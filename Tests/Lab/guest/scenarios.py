@@ -64,20 +64,27 @@ class Skipped(Exception):
     """The scenario cannot run yet; the message says what is missing."""
 
 
+def write_config():
+    """The daemon's configuration and profiles, where the installed service reads them."""
+    os.makedirs("/etc/hotspot-helper/profiles.d", exist_ok=True)
+    path = "/etc/hotspot-helper/profiles.d/lab.conf"
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+        f.write(PROFILES.format(psk=OFFICE_PSK))
+    with open("/etc/hotspot-helper/hotspot-helperd.conf", "w") as f:
+        f.write("[daemon]\nstate-dir=/var/lib/hotspot-helper\ncommand-timeout=20\nfilter-interval=1\n"
+                "profiles-dir=/etc/hotspot-helper/profiles.d\n"
+                f"[connectivity]\nprobes={PROBES}\nallow-plain-http-login=true\nca-file=/run/lab-ca/ca.pem\n"
+                "probe-timeout=3\ninterval=30\n")
+
+
 class Lab:
     """The daemon and the two example helpers, started once for the group."""
 
-    def __init__(self):
+    def __init__(self, start=True):
         self.bus = Bus()
-        os.makedirs("/etc/hotspot-helper/profiles.d", exist_ok=True)
-        path = "/etc/hotspot-helper/profiles.d/lab.conf"
-        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-            f.write(PROFILES.format(psk=OFFICE_PSK))
-        with open("/etc/hotspot-helper/hotspot-helperd.conf", "w") as f:
-            f.write("[daemon]\nstate-dir=/var/lib/hotspot-helper\ncommand-timeout=20\nfilter-interval=1\n"
-                    "profiles-dir=/etc/hotspot-helper/profiles.d\n"
-                    f"[connectivity]\nprobes={PROBES}\nallow-plain-http-login=true\nca-file=/run/lab-ca/ca.pem\n"
-                    "probe-timeout=3\ninterval=30\n")
+        write_config()
+        if not start:
+            return
         self.start_daemon()
         self.helper = Process("lab-helper", [f"{BIN}/hotspot-example-helper", "--display-name", "Lab Helper", "--network", "RoamNet"])
         self.failing = Process("fail-helper", [f"{BIN}/hotspot-example-helper", "--display-name", "Fail Helper", "--network", "FailNet",
@@ -98,8 +105,9 @@ class Lab:
         return [str(h.get("display-name", "")) for h in self.bus.get(HH, "/org/freedesktop/NetworkManager/HotspotHelper", HH, "Helpers")]
 
     def stop(self):
-        for p in (self.failing, self.helper, self.daemon):
-            p.stop()
+        for name in ("failing", "helper", "daemon"):
+            if hasattr(self, name):
+                getattr(self, name).stop()
 
     def state(self):
         return str(self.bus.daemon("State"))
@@ -424,21 +432,59 @@ def rfc8910(lab):
         lab.restart_daemon()
 
 
+def bench(lab, rounds=3):
+    """The figures (issue 10 item 4), not assertions: click-through sign-ins on CityFree, then the
+    same with 50 ms of netem delay on the AP side's bridge. Writes /lab-out/figures.txt."""
+    import statistics
+    results = {}
+    for delay in (0, 50):
+        if delay:
+            run("ip", "netns", "exec", "ap", "tc", "qdisc", "add", "dev", "br-city", "root", "netem", "delay", f"{delay}ms")
+        samples = []
+        for _ in range(rounds):
+            samples.append(sign_in(lab, "CityFree", ("accepted",)))
+            lab.leave()
+        results[delay] = [statistics.median(column) for column in zip(*samples)]
+        note(f"bench: netem {delay} ms: {samples}")
+    rows = []
+    for delay in (0, 50):
+        auth, full, nm_full = results[delay]
+        tag = f" + {delay} ms netem" if delay else ""
+        rows.append((f"lab: ACTIVATED to daemon authenticated, click-through{tag}", auth, "s", results[0][0] if delay else None))
+        rows.append((f"lab: ACTIVATED to daemon connectivity full, click-through{tag}", full, "s", nm_full))
+        rows.append((f"lab: ACTIVATED to NetworkManager connectivity FULL, click-through{tag}", nm_full, "s", results[0][2] if delay else None))
+    with open(os.path.join(OUT, "figures.txt"), "w") as f:
+        if os.environ.get("LAB_TSV"):
+            for name, value, unit, base in rows:
+                ratio = f"{value / base:.2f}" if base else ""
+                f.write(f"{name}\t{value:.2f}\t{unit}\t{'' if base is None else f'{base:.2f}'}\t{unit if base is not None else ''}\t{ratio}\t\n")
+        else:
+            f.write(f"{'figure':<72} {'value':>8}  {'beside':>8}\n")
+            for name, value, unit, base in rows:
+                f.write(f"{name:<72} {value:>7.2f}{unit}  {'' if base is None else f'{base:>7.2f}{unit}'}\n")
+            f.write(f"(median of {rounds} sign-ins each; 'beside': NetworkManager's own check for the daemon's full, else the run without netem)\n")
+
+
 GROUPS = {
+    "bench": [bench],
     "nm": [scan_list, not_captive, click_through, wispr, capport, helper_failure, password_as_root, provisioned_password, rfc8910,
            roaming, roaming_bssid, nm_restart],
 }
 NAMES = {scan_list: "scan-list", not_captive: "not-captive", click_through: "click-through-signin", wispr: "wispr-signin",
          capport: "capport-signin", helper_failure: "helper-failure-autoconnect", password_as_root: "password-root-agent",
          roaming: "roaming-keeps-helper", nm_restart: "nm-restart", provisioned_password: "provisioned-password-desktop-user",
-         rfc8910: "rfc8910-option-114", roaming_bssid: "roaming-updates-bssid"}
+         rfc8910: "rfc8910-option-114", roaming_bssid: "roaming-updates-bssid", bench: "bench"}
 
 
 def main():
     group = sys.argv[1]
     only = os.environ.get("LAB_ONLY", "")
+    if group == "systemd":
+        import systemd_scenarios
+        GROUPS["systemd"] = systemd_scenarios.SCENARIOS
+        NAMES.update(systemd_scenarios.NAMES)
     try:
-        lab = Lab()
+        lab = Lab(start=group != "systemd")
     except Failed as e:
         record("FAIL", f"{group}-daemon", str(e))
         return
@@ -475,6 +521,10 @@ def main():
                 note(f"FAIL {name}: {type(e).__name__}: {e}")
     finally:
         lab.stop()
+        if group == "systemd":  # PID 1 is systemd: this service ends the boot
+            os.sync()
+            with open("/proc/sysrq-trigger", "w") as f:
+                f.write("o")
 
 
 if __name__ == "__main__":
