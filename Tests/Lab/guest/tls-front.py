@@ -4,8 +4,9 @@
 
 Like a hotspot's real front end it tells the portal who the client is: each request's head gets
 `X-Forwarded-For: CLIENT` (hotspot-portal-sim --trusted-proxy believes it) and `Connection: close`,
-so every upstream connection carries exactly one request whose client is known. socat cannot do
-this, and without it the portal would sign in the front's own address instead of the client's.
+and goes upstream on a connection of its own, so every request's client is known, also when the
+client reuses its connection. socat cannot do this, and without it the portal would sign in the
+front's own address instead of the client's.
 """
 
 import socket
@@ -16,45 +17,58 @@ import threading
 MAX_HEAD = 64 * 1024
 
 
-def pipe(src, dst):
-    try:
-        while True:
-            data = src.recv(65536)
-            if not data:
-                break
-            dst.sendall(data)
-    except OSError:
-        pass
-    finally:
-        try:
-            dst.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
+def read_request(client, buffer):
+    """One request (head and Content-Length body) from `client`; (request, rest) or (None, b"")."""
+    while b"\r\n\r\n" not in buffer:
+        data = client.recv(4096)
+        if not data or len(buffer) > MAX_HEAD:
+            return None, b""
+        buffer += data
+    head, rest = buffer.split(b"\r\n\r\n", 1)
+    lines = head.split(b"\r\n")
+    length = 0
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip() or 0)
+    while len(rest) < length:
+        data = client.recv(65536)
+        if not data:
+            return None, b""
+        rest += data
+    return (lines, rest[:length]), rest[length:]
 
 
 def serve(context, raw, peer, upstream):
+    """Every request on the client's connection goes upstream on a connection of its own, with
+    the client named; the answer is relayed until the upstream closes (Connection: close)."""
     raw.settimeout(30)
     try:
         client = context.wrap_socket(raw, server_side=True)
-        head = b""
-        while b"\r\n\r\n" not in head:
-            data = client.recv(4096)
-            if not data or len(head) > MAX_HEAD:
-                return
-            head += data
-        head, rest = head.split(b"\r\n\r\n", 1)
-        lines = [line for line in head.split(b"\r\n")
-                 if not line.lower().startswith((b"x-forwarded-for:", b"connection:", b"keep-alive:"))]
-        lines += [b"X-Forwarded-For: " + peer.encode(), b"Connection: close"]
-        server = socket.create_connection(upstream, timeout=30)
-        server.sendall(b"\r\n".join(lines) + b"\r\n\r\n" + rest)
-        threading.Thread(target=pipe, args=(client, server), daemon=True).start()
-        pipe(server, client)
-        server.close()
     except (OSError, ssl.SSLError):
+        raw.close()
+        return
+    try:
+        buffer = b""
+        while True:
+            request, buffer = read_request(client, buffer)
+            if request is None:
+                return
+            lines, body = request
+            lines = [line for line in lines
+                     if not line.lower().startswith((b"x-forwarded-for:", b"connection:", b"keep-alive:"))]
+            lines += [b"X-Forwarded-For: " + peer.encode(), b"Connection: close"]
+            with socket.create_connection(upstream, timeout=30) as server:
+                server.sendall(b"\r\n".join(lines) + b"\r\n\r\n" + body)
+                while True:
+                    data = server.recv(65536)
+                    if not data:
+                        break
+                    client.sendall(data)
+    except (OSError, ssl.SSLError, ValueError):
         pass
     finally:
-        raw.close()
+        client.close()
 
 
 def main():
