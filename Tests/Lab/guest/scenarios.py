@@ -85,6 +85,9 @@ class Lab:
         write_config()
         if not start:
             return
+        # Only the scenarios' own joins (and the one autoconnect check): real NetworkManager
+        # joins a provisioned profile on its own as soon as the daemon adds it otherwise.
+        nmcli("device", "set", "wlan0", "autoconnect", "no", check=False)
         self.start_daemon()
         self.helper = Process("lab-helper", [f"{BIN}/hotspot-example-helper", "--display-name", "Lab Helper", "--network", "RoamNet"])
         self.failing = Process("fail-helper", [f"{BIN}/hotspot-example-helper", "--display-name", "Fail Helper", "--network", "FailNet",
