@@ -4,6 +4,7 @@ PASS/FAIL and a reason in /lab-out/results.tsv. What each proves: docs/LAB.md.
     scenarios.py GROUP      # nm: scenarios 1-6 in one boot; bench: the figures (docs/LAB.md)
 """
 
+import json
 import os
 import signal
 import subprocess
@@ -173,6 +174,15 @@ def sign_in(lab, ssid, kinds, timeout=90):
     own check reaches FULL. Returns (seconds ACTIVATED→authenticated, →daemon full, →NM full)."""
     portal_reset(ssid)
     tl = Timeline()
+    try:
+        return signed_in(lab, ssid, kinds, timeout, tl)
+    finally:
+        tl.stop()
+        with open(os.path.join(OUT, f"portal-events-{ssid}.json"), "a") as f:
+            f.write(json.dumps({"wlan0": lab.bus.ip4(), "events": portal_events(ssid)}) + "\n")
+
+
+def signed_in(lab, ssid, kinds, timeout, tl):
     try:
         lab.join(ssid)
         wait(f"the daemon authenticated on {ssid}", lambda: lab.state() in SIGNED_IN, timeout)
@@ -382,7 +392,11 @@ def provisioned_password(lab):
     on_disk = run("grep", "-rl", OFFICE_PSK, "/etc/NetworkManager/system-connections", check=False).strip()
     if on_disk:
         raise Failed(f"the helper's password was written to disk: {on_disk}")
-    agent_log = os.path.join(OUT, "desktop-agent.jsonl")
+    # The agent runs as uid 1000, which cannot write to the 9p share: its record lives in /tmp
+    # and is copied there afterwards.
+    agent_log = "/tmp/desktop-agent.jsonl"
+    open(agent_log, "w").close()
+    os.chown(agent_log, DESKTOP_UID, DESKTOP_UID)
     agent = Process("desktop-agent", ["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "desktop-agent.py"),
                                       agent_log], user=DESKTOP_UID)
     try:
@@ -410,6 +424,7 @@ def provisioned_password(lab):
         nmcli("device", "set", "wlan0", "autoconnect", "no")
     finally:
         agent.stop()
+        run("cp", agent_log, OUT, check=False)
     forget_connections()
 
 
