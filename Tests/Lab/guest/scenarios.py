@@ -13,7 +13,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lab import (BIN, BSSIDS, HH, OFFICE_PSK, OUT, Bus, Failed, Process, forget_connections, nmcli, note, now,  # noqa: E402
+from lab import (BIN, BSSIDS, HH, OFFICE_PSK, OUT, SUBNETS, Bus, Failed, Process, forget_connections, nmcli, note, now,  # noqa: E402
                  portal_events, portal_reset, provisioned_profiles, record, run, wait)
 
 ACTIVATED = 100
@@ -174,12 +174,18 @@ def sign_in(lab, ssid, kinds, timeout=90):
     own check reaches FULL. Returns (seconds ACTIVATED→authenticated, →daemon full, →NM full)."""
     portal_reset(ssid)
     tl = Timeline()
+    ok = False
     try:
-        return signed_in(lab, ssid, kinds, timeout, tl)
+        figures = signed_in(lab, ssid, kinds, timeout, tl)
+        ok = True
+        return figures
     finally:
         tl.stop()
-        with open(os.path.join(OUT, f"portal-events-{ssid}.json"), "a") as f:
-            f.write(json.dumps({"wlan0": lab.bus.ip4(), "events": portal_events(ssid)}) + "\n")
+        # What the portals saw (all of them when the sign-in failed: a request can reach another
+        # network's portal, every portal's address being local to the AP side).
+        for name in ([ssid] if ok else sorted(set(SUBNETS) - {"Office", "HomeNet", "RoamNet"})):
+            with open(os.path.join(OUT, f"portal-events-{name}.json"), "a") as f:
+                f.write(json.dumps({"during": ssid, "wlan0": lab.bus.ip4(), "events": portal_events(name)}) + "\n")
 
 
 def signed_in(lab, ssid, kinds, timeout, tl):
