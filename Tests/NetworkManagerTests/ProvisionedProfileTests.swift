@@ -21,7 +21,11 @@ struct ProvisionedProfileModelTests {
         let data = s["user"]?["data"]?.dictEntries ?? []
         #expect(data.contains { $0.key == .string(ProvisionedProfileSpec.markKey) })
         #expect(data.contains { $0.key == .string(ProvisionedProfileSpec.helperKey) && $0.value == .string("com.example.coffee") })
-        #expect(!"\(Self.spec)".contains("hunter2"), "descriptions never show the password")
+        var dumped = ""
+        dump(Self.spec, to: &dumped)
+        for shown in ["\(Self.spec)", String(reflecting: Self.spec), dumped] {
+            #expect(!shown.contains("hunter2"), "descriptions never show the password: \(shown)")
+        }
         // What NetworkManager returns (no secrets) reads back as a provisioned profile.
         var held = s
         held["802-11-wireless-security"]?["psk"] = nil
