@@ -175,6 +175,16 @@ struct ProvisioningTests {
         #expect(try await !s.calls(ours.path.rawValue).contains { $0.method == "Update" })
     }
 
+    @Test func provisioningCanBeSwitchedOff() async throws {
+        let s = try await Scenario(settings: ["provision-profiles": "false"])
+        try await s.nm.addProfileMethods(s.client)
+        let (_, script) = try await s.helper("Coffee", script: HelperScript(claims: ["CoffeeShop": Self.password]))
+        try await Self.eventually(s, "no filter-scan-list answered") { script.received.contains(.filterScanList) }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await Self.profiles(s, "CoffeeShop").isEmpty)
+        #expect(s.daemon.log.contains("provisioning is off"))
+    }
+
     @Test func stoppingTheDaemonWithdrawsItsProfiles() async throws {
         let (s, _, _, _) = try await Self.provisioned()
         s.daemon.process.send(SIGTERM)
