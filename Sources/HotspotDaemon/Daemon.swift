@@ -24,7 +24,11 @@ public enum Daemon {
         let publisher = BusPublisher(bus: bus, engine: engine)
         let networkManager = NetworkManagerBridge(bus: bus, engine: engine, log: log)
         await engine.attach(publisher: publisher, network: networkManager)
-        await engine.attach(provisioner: networkManager.provisioner)
+        if configuration.provisionProfiles {
+            await engine.attach(provisioner: networkManager.provisioner)
+        } else {
+            log.info("provisioning is off ([daemon] provision-profiles=false): helpers' passwords reach NetworkManager only through the secret agent; profiles an earlier run left are withdrawn")
+        }
         try await publisher.exportManager()
         do { try await bus.requestName(HotspotContract.busName) } catch let error as DBusError {
             throw DaemonError("cannot take the bus name: \(error.message)")

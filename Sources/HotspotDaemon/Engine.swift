@@ -511,7 +511,7 @@ public actor Engine {
                                                       confidence: response.confidence, claims: response.claims)))
             // As the core counts them: the claims of a successful answer, none otherwise.
             if request.command == .filterScanList, let provisioner, let helper = core.helpers.first(where: { $0.identifier == request.helper }) {
-                await provisioner.helperAnswered(helper, interface: request.interface, claims: response.result == .success ? response.claims : [])
+                await provisioner.helperAnswered(helper, asked: request.networks, claims: response.result == .success ? response.claims : [])
             }
         case .malformed(let problem):
             await completed(request, result: "failure", seconds: secs)
