@@ -8,6 +8,8 @@ packages=(
   libdbus-1-dev        # CDBus: libdbus-1
   libglib2.0-dev       # CGLib: GKeyFile for configuration
   libcurl4-openssl-dev # CCurl: HTTP probes
+  libxml2-dev          # CXML2: the HTML parser for portal sign-in forms
+  libc-ares-dev        # CAres: DNS on the joined link
   dbus                 # dbus-daemon for private test buses
   libglib2.0-bin       # gdbus, a foreign D-Bus client in tests
   systemd              # busctl, systemd-analyze
@@ -21,6 +23,7 @@ packages=(
   man-db               # rendering the man pages in the packaging tests
   desktop-file-utils   # desktop-file-validate on the autostart entry
   dpkg-dev             # dpkg-shlibdeps for the .deb's dependencies
+  lintian              # the .deb checked as Debian checks packages
 )
 
 missing=()

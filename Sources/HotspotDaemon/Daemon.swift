@@ -24,6 +24,7 @@ public enum Daemon {
         let publisher = BusPublisher(bus: bus, engine: engine)
         let networkManager = NetworkManagerBridge(bus: bus, engine: engine, log: log)
         await engine.attach(publisher: publisher, network: networkManager)
+        await engine.attach(provisioner: networkManager.provisioner)
         try await publisher.exportManager()
         do { try await bus.requestName(HotspotContract.busName) } catch let error as DBusError {
             throw DaemonError("cannot take the bus name: \(error.message)")
@@ -35,6 +36,7 @@ public enum Daemon {
         let reason = if let stop { await firstOf(stop, disconnection: bus) } else { await firstOf(signals: [SIGTERM, SIGINT], disconnection: bus) }
         log.info("shutting down: \(reason)")
         following.cancel()
+        await networkManager.provisioner.withdrawAll(waitingAtMost: .seconds(5))
         for helper in builtIns { try? await helper.unregister(); await helper.connection.close() }
         if await bus.isConnected { try? await bus.releaseName(HotspotContract.busName) }
         await bus.close()
