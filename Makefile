@@ -1,12 +1,14 @@
 # Hotspot Helper for Linux — common tasks. `make help` lists them.
 SWIFT ?= swift
 
-.PHONY: help deps build test bench demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report
+.PHONY: help deps build test bench demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench
 
 help:
 	@echo "make deps    install the Debian packages the build and the tests need (root)"
 	@echo "make build   build everything (debug)"
-	@echo "make test    run the whole test suite (unit, private-bus and mock NetworkManager tests, and the release .deb: signals, ICU, lintian)"
+	@echo "make test    run the whole test suite (unit, private-bus and mock NetworkManager tests, the release .deb: signals, ICU, lintian; then the lab)"
+	@echo "make lab     the real-NetworkManager lab: QEMU guests, simulated radios, real NM (root; docs/LAB.md)"
+	@echo "make lab-bench  the lab's figures: ACTIVATED -> signed in -> connectivity full, with and without 50 ms netem"
 	@echo "make demo    the daemon against a simulated NetworkManager and an example helper, live"
 	@echo "make bench   run the benchmarks in release mode and print figures and ratios"
 	@echo "make fuzz    the built-in fuzz driver on every target (FUZZ_SECONDS each, default 30)"
@@ -32,6 +34,7 @@ test: deps
 	$(MAKE) --no-print-directory deb NO_LINTIAN=1
 	.build/debug/hotspot-fuzz --seconds $${FUZZ_SECONDS:-3}
 	$(SWIFT) test --skip-build
+	./Tests/Lab/run-lab
 
 fuzz: deps
 	$(SWIFT) build --product hotspot-fuzz
@@ -46,6 +49,16 @@ bench: deps
 	.build/release/daemon-benchmark
 	.build/release/hotspot-portal-sim benchmark
 	.build/release/profiles-benchmark
+
+# ---- The real-NetworkManager lab (issue 10, docs/LAB.md) ---------------------------------------
+# Boots QEMU guests (root only; skipped with the reason otherwise). LAB_ARGS: e.g. --keep, --only NAME.
+lab: deps
+	$(SWIFT) build
+	./Tests/Lab/run-lab $(LAB_ARGS)
+
+lab-bench: deps
+	$(SWIFT) build
+	./Tests/Lab/run-lab --bench $(LAB_ARGS)
 
 # ---- Load, soak and the benchmark report (issue 7) ---------------------------------------------
 # BENCH_SCRATCH: the build directory (release products in BENCH_SCRATCH/release).

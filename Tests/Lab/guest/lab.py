@@ -96,6 +96,9 @@ class Bus:
         ap = str(self.get(NM, self.device(iface), NM + ".Device.Wireless", "ActiveAccessPoint"))
         return "" if ap == "/" else str(self.get(NM, ap, NM + ".AccessPoint", "HwAddress")).lower()
 
+    def ap_path(self, iface="wlan0"):
+        return str(self.get(NM, self.device(iface), NM + ".Device.Wireless", "ActiveAccessPoint"))
+
     def access_points(self, iface="wlan0"):
         """{bssid: ssid} of the device's access points as NetworkManager publishes them."""
         aps = {}
@@ -189,10 +192,22 @@ def nmcli(*args, check=True, timeout=90, user=None):
     return run("nmcli", *args, check=check, timeout=timeout, user=user)
 
 
+PROVISIONED_MARK = "org.freedesktop.NetworkManager.HotspotHelper.provisioned"
+
+
+def provisioned_profiles():
+    """UUIDs of the profiles the daemon provisioned (its user.data mark)."""
+    return [uuid for uuid in nmcli("-g", "UUID", "connection", "show").split()
+            if PROVISIONED_MARK in nmcli("-g", "user.data", "connection", "show", "uuid", uuid, check=False)]
+
+
 def forget_connections():
-    """Deletes every NetworkManager profile (so nothing autoconnects between scenarios)."""
+    """Deletes every profile but the daemon's own (so nothing the scenarios made autoconnects
+    later; the daemon would not re-add a provisioned profile someone deleted)."""
+    keep = set(provisioned_profiles())
     for uuid in nmcli("-g", "UUID", "connection", "show").split():
-        nmcli("connection", "delete", "uuid", uuid, check=False)
+        if uuid not in keep:
+            nmcli("connection", "delete", "uuid", uuid, check=False)
 
 
 def record(verdict, name, reason=""):

@@ -46,9 +46,9 @@ lab_ap_exec() { ip netns exec ap "$@"; }
 lab_make_ca() {
     local d=/run/lab-ca
     mkdir -p $d
-    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=Hotspot Lab CA" -keyout $d/ca.key -out $d/ca.pem \
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=Hotspot Lab CA" -keyout $d/ca.key -out $d/ca.pem \
         -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null || return 1
-    openssl req -newkey rsa:2048 -nodes -subj "/CN=capport.lab" -keyout $d/server.key -out $d/server.csr 2>/dev/null || return 1
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=capport.lab" -keyout $d/server.key -out $d/server.csr 2>/dev/null || return 1
     printf 'subjectAltName=DNS:capport.lab\nextendedKeyUsage=serverAuth\n' > $d/ext
     openssl x509 -req -in $d/server.csr -CA $d/ca.pem -CAkey $d/ca.key -CAcreateserial -days 2 -extfile $d/ext -out $d/server.pem 2>/dev/null || return 1
     cat $d/server.key $d/server.pem > $d/server-bundle.pem
@@ -88,29 +88,36 @@ lab_ap_side() {
         lab_ap_exec hostapd "/run/hostapd-$name.conf" > "/lab-out/hostapd-$name.log" 2>&1 &
         echo $! > "/run/hostapd-$name.pid"
         [ "$subnet" = "-" ] && continue
+        # RFC 8910 (option 114) on CapNet: an https URI; dnsmasq must force it (NetworkManager's
+        # client does not request it) and keeps quote characters, so it is written unquoted.
         local force=""
+        [ "$mode" = capport ] && force="--dhcp-option-force=114,https://capport.lab/api/captive"
         lab_ap_exec dnsmasq --conf-file=/dev/null --keep-in-foreground --user=root --bind-interfaces --interface="$bridge" \
             --except-interface=lo --listen-address="$subnet.1" --dhcp-range="$subnet.50,$subnet.150,255.255.255.0,1h" \
             --dhcp-leasefile="/run/dnsmasq-$name.leases" --no-resolv --no-hosts \
-            --address="/#/$subnet.1" --log-dhcp --log-queries --log-facility=- $LAB_DNSMASQ_EXTRA_ARGS \
+            --address="/#/$subnet.1" --log-dhcp --log-queries --log-facility=- $force \
             > "/lab-out/dnsmasq-$name.log" 2>&1 &
         echo $! > "/run/dnsmasq-$name.pid"
         local sim=(serve --mode "$mode" --listen "$subnet.1:80")
-        [ "$mode" = capport ] && sim+=(--https-base "https://capport.lab" --session-seconds 600)
+        [ "$mode" = capport ] && sim+=(--https-base "https://capport.lab" --session-seconds 600 --trusted-proxy "$subnet.1")
         lab_ap_exec "$LAB_BIN/hotspot-portal-sim" "${sim[@]}" > "/lab-out/portal-$name.log" 2>&1 &
         if [ "$mode" = capport ]; then
-            lab_ap_exec socat "OPENSSL-LISTEN:443,bind=$subnet.1,reuseaddr,fork,cert=/run/lab-ca/server-bundle.pem,verify=0" \
-                "TCP:$subnet.1:80" > /lab-out/tls-cap.log 2>&1 &
+            lab_ap_exec /usr/bin/python3 "$LAB_DIR/guest/tls-front.py" "$subnet.1" 443 "$subnet.1:80" /run/lab-ca/server-bundle.pem \
+                > /lab-out/tls-cap.log 2>&1 &
         fi
+        echo "setup: AP $name started at $(t) s"
     done <<< "$LAB_APS"
     wait_for 30 "the access points (AP-ENABLED in hostapd-*.log)" bash -c '[ $(grep -l AP-ENABLED /lab-out/hostapd-*.log | wc -l) = 8 ]' || return 1
-    wait_for 30 "the portal simulators" bash -c 'grep -l listening /lab-out/portal-*.log | wc -l | grep -qx 7'
+    echo "setup: access points enabled at $(t) s"
+    wait_for 60 "the portal simulators" bash -c 'grep -l listening /lab-out/portal-*.log | wc -l | grep -qx 7'
 }
 
 lab_client_side() {
     # dbus first (NetworkManager, wpa_supplicant and the daemon), then the project's bus policy.
-    install -m 0644 "$LAB_REPO/dbus/org.freedesktop.NetworkManager.HotspotHelper.conf" /etc/dbus-1/system.d/
-    dbus-daemon --system --fork --nopidfile || { lab_error "dbus-daemon --system did not start"; return 1; }
+    if [ ! -S /run/dbus/system_bus_socket ]; then  # the systemd group has dbus.service and the package's policy
+        install -m 0644 "$LAB_REPO/dbus/org.freedesktop.NetworkManager.HotspotHelper.conf" /etc/dbus-1/system.d/
+        dbus-daemon --system --fork --nopidfile || { lab_error "dbus-daemon --system did not start"; return 1; }
+    fi
     wpa_supplicant -u > /lab-out/wpa_supplicant.log 2>&1 &
     mkdir -p /etc/NetworkManager/conf.d
     rm -f /etc/NetworkManager/system-connections/* 2>/dev/null
@@ -148,13 +155,14 @@ EOF
 # The project's daemon and helpers: started by scenarios.py (it restarts them per scenario).
 lab_setup() {
     echo "setup: udev at $(t) s"
-    /lib/systemd/systemd-udevd --daemon || { lab_error "systemd-udevd did not start"; return 1; }
+    pgrep -x systemd-udevd > /dev/null || /lib/systemd/systemd-udevd --daemon || { lab_error "systemd-udevd did not start"; return 1; }
     udevadm trigger --subsystem-match=net --action=add
     modprobe mac80211_hwsim radios=$LAB_RADIOS || { lab_error "modprobe mac80211_hwsim failed"; return 1; }
     modprobe sch_netem 2>/dev/null
     udevadm settle -t 15
     echo "setup: radios at $(t) s: $(ls /sys/class/ieee80211 | tr '\n' ' ')"
     lab_make_ca || { lab_error "openssl: the throwaway CA"; return 1; }
+    echo "setup: CA at $(t) s"
     lab_ap_side || return 1
     echo "setup: AP side at $(t) s"
     lab_client_side || return 1
