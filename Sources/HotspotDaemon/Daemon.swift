@@ -16,6 +16,7 @@ public enum Daemon {
     /// (no bus, name already taken), with a message saying what to do.
     public static func run(configuration: DaemonConfiguration, log: Logger) async throws {
         for key in configuration.unknownKeys { log.warning("configuration: unknown key \(key) ignored") }
+        if let problem = ProcessHardening.apply() { log.warning("\(problem)") }
         let bus: Connection
         do { bus = try Connection.system() } catch {
             throw DaemonError("cannot connect to the system bus: \(error). Is dbus running? (DBUS_SYSTEM_BUS_ADDRESS overrides the address)")

@@ -104,3 +104,12 @@ import Testing
         #expect(try DaemonConfiguration.load(path: real).commandTimeout == .seconds(5))
     }
 }
+
+/// Issue 14 item 6: the daemon's memory (passwords) cannot be read from a core dump or by
+/// another process of its uid attaching to it.
+@Suite struct ProcessHardeningTests {
+    @Test func passwordsInMemoryCannotBeDumpedOrTraced() {
+        #expect(ProcessHardening.apply() == nil)
+        #expect(!ProcessHardening.isDumpable)
+    }
+}
