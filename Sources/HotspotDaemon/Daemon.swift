@@ -1,7 +1,9 @@
 import BuiltInHelpers
 import DBus
 import Dispatch
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HotspotCore
 import HotspotHelperKit
 import HotspotProtocol
@@ -16,6 +18,7 @@ public enum Daemon {
     public static func run(configuration: DaemonConfiguration, log: Logger,
                            until stop: (@Sendable () async -> String)? = nil) async throws {
         for key in configuration.unknownKeys { log.warning("configuration: unknown key \(key) ignored") }
+        if let problem = ProcessHardening.apply() { log.warning("\(problem)") }
         let bus: Connection
         do { bus = try Connection.system() } catch {
             throw DaemonError("cannot connect to the system bus: \(error). Is dbus running? (DBUS_SYSTEM_BUS_ADDRESS overrides the address)")
@@ -74,7 +77,7 @@ public enum Daemon {
         await engine.attach(monitor: monitor)
         log.info("connectivity: \(settings.probes?.count ?? ConnectivityProbeCount.defaultCount) probes\(settings.bindInterface ? " bound to each Wi-Fi interface" : " on the default route (bind-interface=false)")\(settings.capportURL.map { ", RFC 8908 API \($0)" } ?? "")")
         let environment = DaemonPortalEnvironment(monitor: monitor, settings: settings)
-        let helperLog: @Sendable (String) -> Void = { log.info("\($0)") }
+        let helperLog: @Sendable (String) -> Void = { log.info("\(UntrustedText.forLog($0, limit: 400))") }
         var started: [HotspotHelper] = []
         for name in configuration.builtinHelpers {
             do {
