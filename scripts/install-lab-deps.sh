@@ -39,9 +39,11 @@ fi
 #   wireless-regdb      the regulatory database cfg80211 loads
 #   dbus                the guests' system bus
 #   python3-dbus        the scenarios drive NetworkManager and the daemon over D-Bus
+#   python3-gi          the stand-in desktop secret agent's main loop
+#   systemd             the systemd group's PID 1, systemctl and busctl
 #   openssl             the throwaway CA for the RFC 8908 API over TLS
 #   util-linux          setpriv: scenarios run commands as an unprivileged user
 #   polkitd             the systemd group's real polkit
 apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=600 \
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod udev network-manager wpasupplicant hostapd \
-    dnsmasq-base iw iproute2 wireless-regdb dbus python3-dbus openssl util-linux polkitd
+    dnsmasq-base iw iproute2 wireless-regdb dbus python3-dbus python3-gi systemd openssl util-linux polkitd

@@ -196,9 +196,15 @@ PROVISIONED_MARK = "org.freedesktop.NetworkManager.HotspotHelper.provisioned"
 
 
 def provisioned_profiles():
-    """UUIDs of the profiles the daemon provisioned (its user.data mark)."""
-    return [uuid for uuid in nmcli("-g", "UUID", "connection", "show").split()
-            if PROVISIONED_MARK in nmcli("-g", "user.data", "connection", "show", "uuid", uuid, check=False)]
+    """UUIDs of the profiles the daemon provisioned (its mark in user.data, read over D-Bus)."""
+    bus = dbus.SystemBus()
+    settings = bus.get_object(NM, NM_PATH + "/Settings", introspect=False)
+    found = []
+    for path in settings.ListConnections(dbus_interface=NM + ".Settings"):
+        conf = bus.get_object(NM, path, introspect=False).GetSettings(dbus_interface=NM + ".Settings.Connection")
+        if PROVISIONED_MARK in conf.get("user", {}).get("data", {}):
+            found.append(str(conf["connection"]["uuid"]))
+    return found
 
 
 def forget_connections():

@@ -4,6 +4,7 @@ PASS/FAIL and a reason in /lab-out/results.tsv. What each proves: docs/LAB.md.
     scenarios.py GROUP      # nm: scenarios 1-6 in one boot; bench: the figures (docs/LAB.md)
 """
 
+import json
 import os
 import signal
 import subprocess
@@ -12,7 +13,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lab import (BIN, BSSIDS, HH, OFFICE_PSK, OUT, Bus, Failed, Process, forget_connections, nmcli, note, now,  # noqa: E402
+from lab import (BIN, BSSIDS, HH, OFFICE_PSK, OUT, SUBNETS, Bus, Failed, Process, forget_connections, nmcli, note, now,  # noqa: E402
                  portal_events, portal_reset, provisioned_profiles, record, run, wait)
 
 ACTIVATED = 100
@@ -85,6 +86,9 @@ class Lab:
         write_config()
         if not start:
             return
+        # Only the scenarios' own joins (and the one autoconnect check): real NetworkManager
+        # joins a provisioned profile on its own as soon as the daemon adds it otherwise.
+        nmcli("device", "set", "wlan0", "autoconnect", "no", check=False)
         self.start_daemon()
         self.helper = Process("lab-helper", [f"{BIN}/hotspot-example-helper", "--display-name", "Lab Helper", "--network", "RoamNet"])
         self.failing = Process("fail-helper", [f"{BIN}/hotspot-example-helper", "--display-name", "Fail Helper", "--network", "FailNet",
@@ -170,6 +174,21 @@ def sign_in(lab, ssid, kinds, timeout=90):
     own check reaches FULL. Returns (seconds ACTIVATED→authenticated, →daemon full, →NM full)."""
     portal_reset(ssid)
     tl = Timeline()
+    ok = False
+    try:
+        figures = signed_in(lab, ssid, kinds, timeout, tl)
+        ok = True
+        return figures
+    finally:
+        tl.stop()
+        # What the portals saw (all of them when the sign-in failed: a request can reach another
+        # network's portal, every portal's address being local to the AP side).
+        for name in ([ssid] if ok else sorted(set(SUBNETS) - {"Office", "HomeNet", "RoamNet"})):
+            with open(os.path.join(OUT, f"portal-events-{name}.json"), "a") as f:
+                f.write(json.dumps({"during": ssid, "wlan0": lab.bus.ip4(), "events": portal_events(name)}) + "\n")
+
+
+def signed_in(lab, ssid, kinds, timeout, tl):
     try:
         lab.join(ssid)
         wait(f"the daemon authenticated on {ssid}", lambda: lab.state() in SIGNED_IN, timeout)
@@ -379,7 +398,11 @@ def provisioned_password(lab):
     on_disk = run("grep", "-rl", OFFICE_PSK, "/etc/NetworkManager/system-connections", check=False).strip()
     if on_disk:
         raise Failed(f"the helper's password was written to disk: {on_disk}")
-    agent_log = os.path.join(OUT, "desktop-agent.jsonl")
+    # The agent runs as uid 1000, which cannot write to the 9p share: its record lives in /tmp
+    # and is copied there afterwards.
+    agent_log = "/tmp/desktop-agent.jsonl"
+    open(agent_log, "w").close()
+    os.chown(agent_log, DESKTOP_UID, DESKTOP_UID)
     agent = Process("desktop-agent", ["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "desktop-agent.py"),
                                       agent_log], user=DESKTOP_UID)
     try:
@@ -407,6 +430,7 @@ def provisioned_password(lab):
         nmcli("device", "set", "wlan0", "autoconnect", "no")
     finally:
         agent.stop()
+        run("cp", agent_log, OUT, check=False)
     forget_connections()
 
 

@@ -83,6 +83,10 @@ lab_ap_side() {
                 echo "wpa_key_mgmt=WPA-PSK"
                 echo "rsn_pairwise=CCMP"
                 echo "wpa_passphrase=$LAB_OFFICE_PSK"
+                # Under TCG an EAPOL-Key message 4/4 can arrive after hostapd's retransmission
+                # timer (100 ms for the first) and be dropped, failing a join with the right
+                # password; NetworkManager then asks the requester's agents for a new one.
+                echo "wpa_disable_eapol_key_retries=1"
             fi
         } > "/run/hostapd-$name.conf"
         lab_ap_exec hostapd "/run/hostapd-$name.conf" > "/lab-out/hostapd-$name.log" 2>&1 &

@@ -100,6 +100,7 @@ def sandboxed_signin(lab):
         f.write(p.stdout + p.stderr)
     if p.returncode != 0:
         raise Failed(f"the radios, AP side or NetworkManager did not come up: {p.stdout.strip().splitlines()[-1:]}")
+    run("nmcli", "device", "set", "wlan0", "autoconnect", "no", check=False)
     run("systemctl", "restart", UNIT, timeout=90)
     wait("the installed daemon publishes wlan0", lambda: lab.bus.daemon_interface() is not None, 60)
     sign_in(lab, "CityFree", ("accepted",))

@@ -58,6 +58,7 @@ def serve(context, raw, peer, upstream):
             lines = [line for line in lines
                      if not line.lower().startswith((b"x-forwarded-for:", b"connection:", b"keep-alive:"))]
             lines += [b"X-Forwarded-For: " + peer.encode(), b"Connection: close"]
+            print(f"{peer}: {lines[0].decode(errors='replace')[:120]}", flush=True)
             with socket.create_connection(upstream, timeout=30) as server:
                 server.sendall(b"\r\n".join(lines) + b"\r\n\r\n" + body)
                 while True:
