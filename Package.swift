@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "NetworkManager", dependencies: ["DBus"], swiftSettings: strict),
 
         // Captive-portal detection, WISPr and RFC 8908 clients on libcurl.
-        .target(name: "Connectivity", dependencies: ["CCurl"], swiftSettings: strict),
+        .target(name: "Connectivity", dependencies: ["CCurl", "HotspotCore"], swiftSettings: strict),
 
         // The simulated hotspot: a captive-portal HTTP server with many modes.
         .target(name: "PortalSimulator", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], swiftSettings: strict),

@@ -21,6 +21,7 @@ make --no-print-directory install SKIP_BUILD=1 DESTDIR="$ROOT" PREFIX=/usr BUILT
 # Debian wants the changelog beside the copyright, compressed, and stripped binaries. There is one
 # binary: hotspot-helperd, hotspotctl and hotspot-helper-agent are links to it.
 gzip -9 -n -c packaging/debian/changelog > "$ROOT/usr/share/doc/hotspot-helper/changelog.gz"
+install -D -m 0644 packaging/debian/lintian-overrides "$ROOT/usr/share/lintian/overrides/hotspot-helper"
 chmod 0644 "$ROOT/usr/share/doc/hotspot-helper/changelog.gz"
 if command -v strip >/dev/null; then
     strip --remove-section=.comment --remove-section=.note --strip-unneeded "$ROOT/usr/libexec/hotspot-helper/hotspot-helper"

@@ -10,6 +10,9 @@ import Foundation
 ///   `Update2` without a psk keeps the stored one, with one replaces it;
 /// - `Update2` replaces the whole profile (the template's `Update` merges);
 /// - IN_MEMORY (0x2) gives the profile `Flags` UNSAVED (0x1) and `Unsaved` true;
+/// - settings are checked with NetworkManager's own library when libnm is installed (see
+///   ``libnmChecker``): what NetworkManager would refuse, the mock refuses with
+///   `org.freedesktop.NetworkManager.Settings.Connection.InvalidProperty`;
 /// - unlike NetworkManager (and the template's `AddConnection`), adding a profile with
 ///   autoconnect never activates it, so tests stay deterministic.
 ///
@@ -20,10 +23,80 @@ extension DBusMock {
     public static let settingsPath = "/org/freedesktop/NetworkManager/Settings"
     static let settingsConnectionInterface = "org.freedesktop.NetworkManager.Settings.Connection"
 
+    /// Python for the mock: `libnm_problem(settings)` says what NetworkManager's own library
+    /// (libnm, when installed: it comes with network-manager) finds wrong with `a{sa{sv}}`
+    /// settings — unknown settings or properties (NetworkManager parses AddConnection2/Update2
+    /// strictly), then `nm_simple_connection_new_from_dbus`, `nm_connection_verify` and
+    /// `nm_connection_verify_secrets`, as `nm-settings.c` does — or None.
+    static let libnmChecker = #"""
+        def libnm_problem(settings):
+            import ctypes, dbus
+            try:
+                glib = ctypes.CDLL('libglib-2.0.so.0'); gobj = ctypes.CDLL('libgobject-2.0.so.0'); nm = ctypes.CDLL('libnm.so.0')
+            except OSError:
+                return None
+            class GError(ctypes.Structure):
+                _fields_ = [('domain', ctypes.c_uint32), ('code', ctypes.c_int), ('message', ctypes.c_char_p)]
+            perr = ctypes.POINTER(GError)
+            def text(v, boxed=False):
+                if isinstance(v, dbus.Boolean): s = 'true' if v else 'false'
+                elif isinstance(v, dbus.Byte): s = 'byte 0x%02x' % int(v)
+                elif isinstance(v, dbus.Int32): s = 'int32 %d' % int(v)
+                elif isinstance(v, dbus.UInt32): s = 'uint32 %d' % int(v)
+                elif isinstance(v, dbus.Int64): s = 'int64 %d' % int(v)
+                elif isinstance(v, dbus.UInt64): s = 'uint64 %d' % int(v)
+                elif isinstance(v, str): s = "'" + str(v).replace('\\', '\\\\').replace("'", "\\'") + "'"
+                elif isinstance(v, dbus.Dictionary):
+                    s = ('@a{%s} ' % v.signature if v.signature else '') + '{' + ', '.join(
+                        text(k) + ': ' + text(x, v.signature == 'sv') for k, x in v.items()) + '}'
+                elif isinstance(v, dbus.Array):
+                    s = ('@a%s ' % v.signature if v.signature else '') + '[' + ', '.join(text(x) for x in v) + ']'
+                else:
+                    raise ValueError('cannot express %r' % (v,))
+                return '<' + s + '>' if boxed else s
+            glib.g_variant_type_new.restype = ctypes.c_void_p; glib.g_variant_type_new.argtypes = [ctypes.c_char_p]
+            glib.g_variant_parse.restype = ctypes.c_void_p
+            glib.g_variant_parse.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(perr)]
+            nm.nm_setting_lookup_type.restype = ctypes.c_size_t; nm.nm_setting_lookup_type.argtypes = [ctypes.c_char_p]
+            gobj.g_type_class_ref.restype = ctypes.c_void_p; gobj.g_type_class_ref.argtypes = [ctypes.c_size_t]
+            gobj.g_object_class_find_property.restype = ctypes.c_void_p
+            gobj.g_object_class_find_property.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+            nm.nm_simple_connection_new_from_dbus.restype = ctypes.c_void_p
+            nm.nm_simple_connection_new_from_dbus.argtypes = [ctypes.c_void_p, ctypes.POINTER(perr)]
+            nm.nm_connection_verify.argtypes = [ctypes.c_void_p, ctypes.POINTER(perr)]
+            nm.nm_connection_verify_secrets.argtypes = [ctypes.c_void_p, ctypes.POINTER(perr)]
+            for name, props in settings.items():
+                gtype = nm.nm_setting_lookup_type(str(name).encode())
+                if not gtype:
+                    return 'unknown setting %s' % name
+                klass = gobj.g_type_class_ref(gtype)
+                for key in props:
+                    if not gobj.g_object_class_find_property(klass, str(key).encode()):
+                        return 'unknown property %s.%s' % (name, key)
+            body = '{' + ', '.join(text(n) + ': {' + ', '.join(text(k) + ': ' + text(x, True) for k, x in p.items()) + '}'
+                                   for n, p in settings.items()) + '}'
+            err = perr()
+            v = glib.g_variant_parse(glib.g_variant_type_new(b'a{sa{sv}}'), body.encode(), None, None, ctypes.byref(err))
+            if not v:
+                return 'cannot express the settings as a GVariant: %s' % err.contents.message.decode()
+            conn = nm.nm_simple_connection_new_from_dbus(v, ctypes.byref(err))
+            if not conn:
+                return err.contents.message.decode()
+            for check in (nm.nm_connection_verify, nm.nm_connection_verify_secrets):
+                err = perr()
+                if not check(conn, ctypes.byref(err)):
+                    return err.contents.message.decode()
+            return None
+        self.hh_check = libnm_problem
+        """#
+
     /// Adds `AddConnection2`, per-profile `Update2`, and the test-only readers above.
     public func addProfileMethods(_ c: Connection) async throws {
         let update2 = """
             import dbus
+            problem = get_object('\(Self.settingsPath)').hh_check(args[0])
+            if problem:
+                raise dbus.exceptions.DBusException(problem, name='org.freedesktop.NetworkManager.Settings.Connection.InvalidProperty')
             new = dict((k, dict(v)) for k, v in args[0].items())
             sec = new.get('802-11-wireless-security')
             if sec is not None and 'psk' in sec:
@@ -42,6 +115,10 @@ extension DBusMock {
             import dbus
             if not hasattr(self, 'hh_writes'):
                 self.hh_writes = {}
+            problem = self.hh_check(args[0])
+            if problem:
+                raise dbus.exceptions.DBusException(problem, name='org.freedesktop.NetworkManager.Settings.Connection.InvalidProperty')
+
             s = dict((k, dict(v)) for k, v in args[0].items())
             sec = s.get('802-11-wireless-security')
             psk = str(sec.pop('psk')) if sec is not None and 'psk' in sec else None
@@ -58,6 +135,9 @@ extension DBusMock {
             self.hh_writes.setdefault(path, []).append(('AddConnection2', int(args[1])))
             ret = (dbus.ObjectPath(path), dbus.Dictionary({}, signature='sv'))
             """
+        try await addMethod(c, path: Self.settingsPath, interface: "org.freedesktop.DBus.Mock", name: "InstallProfileChecker",
+                            inSignature: "", outSignature: "", code: Self.libnmChecker)
+        try await mockCall(c, path: Self.settingsPath, "InstallProfileChecker", [])
         try await addMethod(c, path: Self.settingsPath, interface: "org.freedesktop.NetworkManager.Settings", name: "AddConnection2",
                             inSignature: "a{sa{sv}}ua{sv}", outSignature: "oa{sv}", code: add2)
         try await addMethod(c, path: Self.settingsPath, interface: "org.freedesktop.DBus.Mock", name: "ProfileSecret",

@@ -18,6 +18,20 @@ public actor Connection {
     public nonisolated let uniqueName: String
     /// The address it connected to.
     public nonisolated let address: String
+    /// How much of a received message is decoded (see ``DecodingLimits``).
+    public nonisolated let limits: DecodingLimits
+
+    /// What this connection refused without decoding, for tests and benchmarks.
+    public struct IntakeCounts: Sendable, Equatable {
+        /// Signals no match rule of ours could match, dropped before their body was decoded.
+        public var unsolicitedSignals = 0
+        /// Messages over ``DecodingLimits``.
+        public var overLimit = 0
+        /// Replies from a connection other than the one called.
+        public var forgedReplies = 0
+    }
+    /// Counts of refused messages since the connection opened.
+    public private(set) var intake = IntakeCounts()
 
     /// `DBusConnection*`; nil once closed. Only touched on the bus thread (actor-isolated), except
     /// in deinit when nothing else can reach it.
@@ -65,7 +79,7 @@ public actor Connection {
 
     /// Connects to the bus at `address` and registers (`Hello`). This blocks the caller for the
     /// socket connect and one round trip; do it at start-up.
-    public init(address: String) throws {
+    public init(address: String, limits: DecodingLimits = .standard) throws {
         dbus_threads_init_default()
         let err = DBusErrorStruct()
         let conn = address.withCString { dbus_connection_open_private($0, &err.raw) }
@@ -86,6 +100,7 @@ public actor Connection {
         self.rawForDeinit = conn
         self.fd = fd
         self.address = address
+        self.limits = limits
         self.uniqueName = dbus_bus_get_unique_name(conn).map { String(cString: $0) } ?? ""
         self.thread = BusThread()
         thread.start(serving: IOClient(self))
@@ -208,15 +223,35 @@ public actor Connection {
     }
 
     private func route(_ raw: RawMessage) {
+        let type = dbus_message_get_type(raw.pointer)
+        let sender = dbus_message_get_sender(raw.pointer).map { String(cString: $0) } ?? ""
+        if type == DBUS_MESSAGE_TYPE_SIGNAL, !isSolicited(raw.pointer, sender: sender) {
+            // No rule of ours matches its header: not decoded at all (a 30 MB byte array
+            // unicast to us costs nothing but libdbus's read).
+            intake.unsolicitedSignals += 1
+            return
+        }
+        let isReply = type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR
+        if isReply {
+            let replySerial = dbus_message_get_reply_serial(raw.pointer)
+            guard let p = pending[replySerial] else { return }
+            guard replyIsFromCallee(sender, destination: p.destination) else {
+                // Someone guessed a serial: the real reply may still come.
+                intake.forgedReplies += 1
+                return
+            }
+        }
         let message: Message
         do {
-            message = try raw.decoded()
+            message = try raw.decoded(limits: limits)
         } catch {
-            // libdbus validated the message on receipt; this is out-of-memory territory. Answer
-            // calls so the peer is not left waiting.
-            if dbus_message_get_type(raw.pointer) == DBUS_MESSAGE_TYPE_METHOD_CALL,
-               let sender = dbus_message_get_sender(raw.pointer).map({ String(cString: $0) }) {
-                replyError(serial: dbus_message_get_serial(raw.pointer), to: sender, name: DBusErrorName.invalidArgs, text: error.message)
+            // Over a decoding limit (or out of memory). Answer calls so the peer is not left
+            // waiting, and fail the call a reply belongs to rather than let it time out.
+            intake.overLimit += 1
+            if type == DBUS_MESSAGE_TYPE_METHOD_CALL, !sender.isEmpty {
+                replyError(serial: dbus_message_get_serial(raw.pointer), to: sender, name: DBusErrorName.limitsExceeded, text: error.message)
+            } else if isReply, let p = pending.removeValue(forKey: dbus_message_get_reply_serial(raw.pointer)) {
+                complete(p.handler, .failure(error))
             }
             return
         }
@@ -240,10 +275,13 @@ public actor Connection {
     /// Calls a method and returns the reply's body. Throws ``DBusError`` for invalid arguments
     /// (before anything is sent), remote errors (name and message kept), timeouts, cancellation
     /// and disconnection.
+    /// With `interactive`, the call allows interactive authorization: the service may have
+    /// polkit ask the user while the call waits.
     public func call(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
-                     body: [DBusValue] = [], timeout: Duration = .seconds(25), autoStart: Bool = true) async throws -> [DBusValue] {
+                     body: [DBusValue] = [], timeout: Duration = .seconds(25), autoStart: Bool = true,
+                     interactive: Bool = false) async throws -> [DBusValue] {
         try await callMessage(destination: destination, path: path, interface: interface, member: member,
-                              body: body, timeout: timeout, autoStart: autoStart).body
+                              body: body, timeout: timeout, autoStart: autoStart, interactive: interactive).body
     }
 
     /// Like ``call(destination:path:interface:member:body:timeout:autoStart:)`` with names given
@@ -256,10 +294,12 @@ public actor Connection {
 
     /// The full reply message (with its sender and signature).
     public func callMessage(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
-                            body: [DBusValue] = [], timeout: Duration = .seconds(25), autoStart: Bool = true) async throws -> Message {
+                            body: [DBusValue] = [], timeout: Duration = .seconds(25), autoStart: Bool = true,
+                            interactive: Bool = false) async throws -> Message {
         try Marshal.validateBody(body)
         if Task.isCancelled { throw DBusError.cancelled }
-        let serial = try send(destination: destination, path: path, interface: interface, member: member, body: body, autoStart: autoStart)
+        let serial = try send(destination: destination, path: path, interface: interface, member: member, body: body,
+                              autoStart: autoStart, interactive: interactive)
         let deadline = ContinuousClock.now.advanced(by: timeout)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Message, any Error>) in
@@ -307,10 +347,11 @@ public actor Connection {
     }
 
     private func send(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
-                      body: [DBusValue], autoStart: Bool) throws -> UInt32 {
+                      body: [DBusValue], autoStart: Bool, interactive: Bool = false) throws -> UInt32 {
         guard let conn = raw else { throw DBusError.disconnected(disconnectReason ?? "closed") }
         let msg = try RawMessage.methodCall(destination: destination, path: path, interface: interface, member: member)
         if !autoStart { dbus_message_set_auto_start(msg.pointer, 0) }
+        if interactive { dbus_message_set_allow_interactive_authorization(msg.pointer, 1) }
         try Marshal.append(body, to: msg.pointer)
         var serial: UInt32 = 0
         guard dbus_connection_send(conn, msg.pointer, &serial) != 0 else {
@@ -440,6 +481,28 @@ public actor Connection {
     static func nameOwnerRule(_ name: BusName) -> MatchRule {
         MatchRule(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                   member: "NameOwnerChanged", arguments: [0: name.rawValue])
+    }
+
+    /// Whether a signal's header can match one of our rules (or is libdbus's own Disconnected).
+    private func isSolicited(_ m: OpaquePointer, sender: String) -> Bool {
+        guard let pathText = dbus_message_get_path(m).map({ String(cString: $0) }), let path = try? ObjectPath(pathText),
+              let interface = dbus_message_get_interface(m).map({ String(cString: $0) }),
+              let member = dbus_message_get_member(m).map({ String(cString: $0) }) else { return false }
+        if interface == "org.freedesktop.DBus.Local" { return true }
+        return subscriptions.values.contains {
+            $0.rule.matchesHeader(sender: sender, path: path, interface: interface, member: member, owner: { trackedOwners[$0]?.owner })
+        }
+    }
+
+    /// A reply must come from the connection that was called: the unique name called, the bus
+    /// itself, or the current owner of the well-known name called when this connection tracks
+    /// it (names used as a signal rule's sender are tracked). An untracked well-known name is
+    /// not checked here; the system bus itself refuses replies nobody asked for.
+    private func replyIsFromCallee(_ sender: String, destination: String) -> Bool {
+        if sender == destination || destination == "(none)" { return true }
+        guard let name = try? BusName(destination), !name.isUnique else { return false }
+        guard let tracked = trackedOwners[name] else { return true }
+        return tracked.owner == nil || tracked.owner == sender
     }
 
     private func routeSignal(_ message: Message) {
@@ -581,7 +644,8 @@ public actor Connection {
             ifaceName = iface.name
         }
         guard sig == method.inputSignature else { return argsError(method.inputSignature) }
-        let call = MethodCall(sender: sender, path: path, interface: ifaceName, member: member, body: message.body)
+        let call = MethodCall(sender: sender, path: path, interface: ifaceName, member: member, body: message.body,
+                              allowsInteractiveAuthorization: message.allowsInteractiveAuthorization)
         let handler = method.handler
         let outSig = method.outputSignature
         Task.detached {

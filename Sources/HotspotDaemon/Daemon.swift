@@ -1,7 +1,9 @@
 import BuiltInHelpers
 import DBus
 import Dispatch
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HotspotCore
 import HotspotHelperKit
 import HotspotProtocol
@@ -16,6 +18,7 @@ public enum Daemon {
     public static func run(configuration: DaemonConfiguration, log: Logger,
                            until stop: (@Sendable () async -> String)? = nil) async throws {
         for key in configuration.unknownKeys { log.warning("configuration: unknown key \(key) ignored") }
+        if let problem = ProcessHardening.apply() { log.warning("\(problem)") }
         let bus: Connection
         do { bus = try Connection.system() } catch {
             throw DaemonError("cannot connect to the system bus: \(error). Is dbus running? (DBUS_SYSTEM_BUS_ADDRESS overrides the address)")
@@ -24,7 +27,11 @@ public enum Daemon {
         let publisher = BusPublisher(bus: bus, engine: engine)
         let networkManager = NetworkManagerBridge(bus: bus, engine: engine, log: log)
         await engine.attach(publisher: publisher, network: networkManager)
-        await engine.attach(provisioner: networkManager.provisioner)
+        if configuration.provisionProfiles {
+            await engine.attach(provisioner: networkManager.provisioner)
+        } else {
+            log.info("provisioning is off ([daemon] provision-profiles=false): helpers' passwords reach NetworkManager only through the secret agent; profiles an earlier run left are withdrawn")
+        }
         try await publisher.exportManager()
         do { try await bus.requestName(HotspotContract.busName) } catch let error as DBusError {
             throw DaemonError("cannot take the bus name: \(error.message)")
@@ -70,7 +77,7 @@ public enum Daemon {
         await engine.attach(monitor: monitor)
         log.info("connectivity: \(settings.probes?.count ?? ConnectivityProbeCount.defaultCount) probes\(settings.bindInterface ? " bound to each Wi-Fi interface" : " on the default route (bind-interface=false)")\(settings.capportURL.map { ", RFC 8908 API \($0)" } ?? "")")
         let environment = DaemonPortalEnvironment(monitor: monitor, settings: settings)
-        let helperLog: @Sendable (String) -> Void = { log.info("\($0)") }
+        let helperLog: @Sendable (String) -> Void = { log.info("\(UntrustedText.forLog($0, limit: 400))") }
         var started: [HotspotHelper] = []
         for name in configuration.builtinHelpers {
             do {

@@ -2,26 +2,29 @@ import HotspotCore
 
 /// Which password each network gets, from helpers' filter-scan-list answers, for provisioning.
 ///
-/// Holds every helper's latest claims per interface. Unlike the core's per-interface scan-list
-/// state, a helper's claims outlive the interface they were made on (NetworkManager restarting,
-/// a USB adapter unplugged) and are dropped only when the helper answers again on that interface,
-/// leaves, or unregisters: a provisioned profile must not be withdrawn and re-added because a
-/// device blinked. Conflicts are resolved exactly as the scan list and the secret agent resolve
-/// them (``ScanListAnnotator``: confidence, then the earlier registration).
+/// Holds every helper's latest claims per network. An answer replaces what the helper said about
+/// the networks it was asked about (the scan list in the command) and the networks it claims;
+/// claims about other networks stand. So a network that drops out of a scan list (out of range
+/// for a while), an interface that goes away or NetworkManager restarting does not withdraw a
+/// profile, which would then be added again, under a new uuid, when the network returns. Claims go
+/// when the helper, asked about the network again, no longer claims it (or answers anything but
+/// success, as the core counts it), or leaves. Conflicts are resolved exactly as the scan list and
+/// the secret agent resolve them (``ScanListAnnotator``: confidence, then the earlier registration).
 struct PasswordClaims: Sendable, Equatable {
     private struct Entry: Sendable, Equatable {
         var helper: RegisteredHelper
-        var byInterface: [InterfaceID: [ScanClaim]] = [:]
+        var bySSID: [SSID: [ScanClaim]] = [:]
     }
     private var helpers: [HelperID: Entry] = [:]
 
-    /// Records a helper's answer to filter-scan-list on an interface, replacing its previous
-    /// answer there. Claims with confidence none count as no claim.
-    mutating func record(_ helper: RegisteredHelper, interface: InterfaceID, claims: [ScanClaim]) {
+    /// Records a helper's answer to filter-scan-list: `asked` are the networks the command listed.
+    /// Claims with confidence none count as no claim.
+    mutating func record(_ helper: RegisteredHelper, asked: [Network], claims: [ScanClaim]) {
         var entry = helpers[helper.identifier].flatMap { $0.helper == helper ? $0 : nil } ?? Entry(helper: helper)
         let kept = claims.filter { $0.confidence > .none }
-        entry.byInterface[interface] = kept.isEmpty ? nil : kept
-        helpers[helper.identifier] = entry.byInterface.isEmpty ? nil : entry
+        for ssid in Set(asked.map(\.ssid)).union(kept.map(\.ssid)) { entry.bySSID[ssid] = nil }
+        for claim in kept { entry.bySSID[claim.ssid, default: []].append(claim) }
+        helpers[helper.identifier] = entry.bySSID.isEmpty ? nil : entry
     }
 
     /// Forgets a helper that unregistered or left the bus.
@@ -36,10 +39,10 @@ struct PasswordClaims: Sendable, Equatable {
         var perHelper: [(helper: RegisteredHelper, claims: [ScanClaim])] = []
         var ssids = Set<SSID>()
         for entry in helpers.values {
-            let claims = entry.byInterface.keys.sorted().flatMap { entry.byInterface[$0] ?? [] }.map {
+            ssids.formUnion(entry.bySSID.keys)
+            let claims = entry.bySSID.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { entry.bySSID[$0] ?? [] }.map {
                 ScanClaim(ssid: $0.ssid, confidence: $0.confidence, password: $0.password, displayName: $0.displayName)
             }
-            ssids.formUnion(claims.map(\.ssid))
             perHelper.append((entry.helper, claims))
         }
         let annotator = ScanListAnnotator(claims: perHelper)

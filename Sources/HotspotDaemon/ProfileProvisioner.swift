@@ -47,10 +47,10 @@ actor ProfileProvisioner {
 
     // MARK: - What the daemon learns
 
-    /// A helper answered filter-scan-list on an interface.
-    func helperAnswered(_ helper: RegisteredHelper, interface: InterfaceID, claims newClaims: [ScanClaim]) {
+    /// A helper answered filter-scan-list about `asked` (the command's scan list).
+    func helperAnswered(_ helper: RegisteredHelper, asked: [Network], claims newClaims: [ScanClaim]) {
         let before = claims.passwords()
-        claims.record(helper, interface: interface, claims: newClaims)
+        claims.record(helper, asked: asked, claims: newClaims)
         if claims.passwords() != before { requestReconcile() }
     }
 

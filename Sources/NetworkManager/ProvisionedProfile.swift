@@ -27,7 +27,7 @@ public enum ProfileKeyManagement: String, Sendable, Hashable, CaseIterable {
 /// The profile is marked as the daemon's with the `user` setting (``markKey``) and an id ending in
 /// ``idSuffix``; only marked profiles are ever modified or deleted. Its `permissions` are empty
 /// (system-wide): see docs/NETWORKMANAGER.md.
-public struct ProvisionedProfileSpec: Sendable, Hashable, CustomStringConvertible {
+public struct ProvisionedProfileSpec: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `user.data` key whose presence marks a profile as the daemon's.
     public static let markKey = "org.freedesktop.NetworkManager.HotspotHelper.provisioned"
     /// `user.data` key naming the helper that supplied the password (informational).
@@ -59,6 +59,9 @@ public struct ProvisionedProfileSpec: Sendable, Hashable, CustomStringConvertibl
     public var description: String {
         "profile for \(ProvisionedProfileSpec.ssidText(ssid)) (\(keyManagement.rawValue), helper \(helper))"
     }
+    public var debugDescription: String { description }
+    /// Without the password: `dump` and debuggers never show it.
+    public var customMirror: Mirror { Mirror(self, children: ["ssid": ssid, "keyManagement": keyManagement, "helper": helper]) }
 
     /// Whether NetworkManager would accept `password` as a PSK: 8 to 63 printable ASCII characters
     /// or 64 hexadecimal digits (IEEE 802.11 Annex M; NetworkManager's `nm_utils_wpa_psk_valid`).

@@ -108,6 +108,17 @@ struct ProvisioningTests {
         #expect(methods.allSatisfy { $0 == "GetSettings" || $0 == "GetAll" }, "the user's profile was modified: \(methods)")
     }
 
+    @Test func aNetworkOutOfRangeKeepsItsProfile() async throws {
+        let (s, _, script, ours) = try await Self.provisioned()
+        let before = script.received.filter { $0 == .filterScanList }.count
+        _ = try await s.mock("RemoveAccessPoint", [.string(s.device), .string("/org/freedesktop/NetworkManager/AccessPoint/ap2")])
+        try await Self.rescan(s, 1)
+        try await Self.eventually(s, "no new filter-scan-list round") { script.received.filter { $0 == .filterScanList }.count > before }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await Self.profiles(s, "CoffeeShop").map(\.path) == [ours.path], "\(s.daemon.log.suffix(3000))")
+        #expect(try await s.nm.profileWrites(s.client, profile: ours.path).map(\.method) == ["AddConnection2"])
+    }
+
     @Test func aProfileInUseIsWithdrawnOnlyOnceTheConnectionEnds() async throws {
         let (s, helper, _, ours) = try await Self.provisioned()
         let active = try await s.mock("AddActiveConnection", [.strings([s.device]), .string(ours.path.rawValue),
@@ -162,6 +173,16 @@ struct ProvisioningTests {
             try await client.settings(of: ours.path)["connection"]?["autoconnect"] == .bool(true)
         }
         #expect(try await !s.calls(ours.path.rawValue).contains { $0.method == "Update" })
+    }
+
+    @Test func provisioningCanBeSwitchedOff() async throws {
+        let s = try await Scenario(settings: ["provision-profiles": "false"])
+        try await s.nm.addProfileMethods(s.client)
+        let (_, script) = try await s.helper("Coffee", script: HelperScript(claims: ["CoffeeShop": Self.password]))
+        try await Self.eventually(s, "no filter-scan-list answered") { script.received.contains(.filterScanList) }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await Self.profiles(s, "CoffeeShop").isEmpty)
+        #expect(s.daemon.log.contains("provisioning is off"))
     }
 
     @Test func stoppingTheDaemonWithdrawsItsProfiles() async throws {

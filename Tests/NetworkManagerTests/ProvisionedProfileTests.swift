@@ -1,4 +1,5 @@
 import BusTestKit
+import Glibc
 import DBus
 import NetworkManager
 import Testing
@@ -21,7 +22,11 @@ struct ProvisionedProfileModelTests {
         let data = s["user"]?["data"]?.dictEntries ?? []
         #expect(data.contains { $0.key == .string(ProvisionedProfileSpec.markKey) })
         #expect(data.contains { $0.key == .string(ProvisionedProfileSpec.helperKey) && $0.value == .string("com.example.coffee") })
-        #expect(!"\(Self.spec)".contains("hunter2"), "descriptions never show the password")
+        var dumped = ""
+        dump(Self.spec, to: &dumped)
+        for shown in ["\(Self.spec)", String(reflecting: Self.spec), dumped] {
+            #expect(!shown.contains("hunter2"), "descriptions never show the password: \(shown)")
+        }
         // What NetworkManager returns (no secrets) reads back as a provisioned profile.
         var held = s
         held["802-11-wireless-security"]?["psk"] = nil
@@ -90,6 +95,29 @@ struct ProfileCallTests {
 
         try await client.deleteProfile(path)
         #expect(try await client.wifiProfiles().isEmpty)
+    }
+
+    /// NetworkManager's own library (libnm, from network-manager) parses and verifies what the
+    /// mock receives: the provisioned profile passes; what NetworkManager would refuse is refused.
+    @Test(.enabled(if: dlopen("libnm.so.0", RTLD_LAZY) != nil, "needs libnm.so.0 (libnm0, installed with network-manager)"))
+    func networkManagersLibraryAcceptsTheProfileAndRefusesBrokenOnes() async throws {
+        let nm = try await MockNetworkManager()
+        try await nm.mock.addProfileMethods(nm.control)
+        let client = NetworkManagerClient(connection: try nm.bus.connect())
+        for km in ProfileKeyManagement.allCases {
+            let spec = ProvisionedProfileSpec(ssid: bytes("Caf\u{E9} 'quoted' \\ back"), keyManagement: km, password: "a-valid-passphrase", helper: "h\u{E9}'")
+            _ = try await client.addProfile(spec.settings(uuid: "6f1b0c52-3333-4000-8000-00000000000\(km == .sae ? 1 : 2)"), flags: .inMemory)
+        }
+        var shortPassword = ProvisionedProfileSpec(ssid: bytes("Office"), keyManagement: .wpaPSK, password: "x", helper: "h")
+            .settings(uuid: "6f1b0c52-3333-4000-8000-000000000003")
+        await #expect { try await client.addProfile(shortPassword, flags: .inMemory) } throws: {
+            $0.dbusName == "org.freedesktop.NetworkManager.Settings.Connection.InvalidProperty" && !"\($0)".contains("password: \"x\"")
+        }
+        shortPassword["802-11-wireless-security"]?["psk"] = .string("long-enough-now")
+        shortPassword["connection"]?["autoconnect-priorty"] = .int32(1)
+        await #expect("a misspelt property is refused, as NetworkManager's strict parsing does") {
+            try await client.addProfile(shortPassword, flags: .inMemory)
+        } throws: { "\($0)".contains("autoconnect-priorty") }
     }
 
     @Test func withoutNetworkManagerTheSecretGoesNowhereAndTheErrorDoesNotShowIt() async throws {
