@@ -485,7 +485,7 @@ def bench(lab, rounds=3):
                 ratio = f"{value / base:.2f}" if base else ""
                 f.write(f"{name}\t{value:.2f}\t{unit}\t{'' if base is None else f'{base:.2f}'}\t{unit if base is not None else ''}\t{ratio}\t\n")
         else:
-            f.write(f"{"figure":<84} {'value':>8}  {'beside':>8}\n")
+            f.write(f"{'figure':<84} {'value':>8}  {'beside':>8}\n")
             for name, value, unit, base in rows:
                 f.write(f"{name:<84} {value:>7.2f}{unit}  {'' if base is None else f'{base:>7.2f}{unit}'}\n")
             f.write(f"(median of {rounds} sign-ins each; 'beside': NetworkManager's own check for the daemon's full, else the run without netem)\n")
