@@ -359,6 +359,8 @@ def nm_restart(lab):
     note(f"nm-restart: NetworkManager back and wlan0 ACTIVATED on {ssid} {settled - stopped:.2f} s after it stopped")
 
     def matches():
+        if lab.bus.daemon_interface() is None:  # NetworkManager's devices are being read again
+            return False
         network = lab.bus.daemon("Network")
         return lab.state() != "inactive" and network.get("ssid", b"") in (ssid.encode(), ssid)
     try:
@@ -417,16 +419,22 @@ def provisioned_password(lab):
                  lambda: lab.bus.device_state() == ACTIVATED and lab.bus.active_bssid() == "02:00:00:00:02:00", 90, interval=0.2)
             if asked():
                 raise Failed(f"the desktop agent was asked ({how}): {asked()[0].strip()}")
-            nmcli("device", "disconnect", "wlan0", check=False)
-            wait("wlan0 disconnected", lambda: lab.bus.device_state() == DISCONNECTED, 30)
 
         nmcli("device", "wifi", "connect", "Office", "ifname", "wlan0", user=DESKTOP_UID, timeout=120)
         joined("uid 1000: nmcli dev wifi connect Office")
+        nmcli("device", "disconnect", "wlan0", check=False)
+        wait("wlan0 disconnected", lambda: lab.bus.device_state() == DISCONNECTED, 30)
         forget_connections()
         nmcli("connection", "up", "uuid", uuid, "ifname", "wlan0", user=DESKTOP_UID, timeout=120)
         joined("uid 1000: nmcli connection up, the provisioned profile")
+        # Autoconnect: the radio goes off and on (a user's disconnect would block the profile's
+        # autoconnect until it is activated by hand, as NetworkManager does for any profile).
         nmcli("device", "set", "wlan0", "autoconnect", "yes")
-        joined("autoconnect")
+        nmcli("radio", "wifi", "off")
+        wait("wlan0 unavailable with the radio off", lambda: lab.bus.device_state() < DISCONNECTED, 30)
+        nmcli("radio", "wifi", "on")
+        joined("autoconnect after the radio came back")
+        nmcli("device", "disconnect", "wlan0", check=False)
         nmcli("device", "set", "wlan0", "autoconnect", "no")
     finally:
         agent.stop()
