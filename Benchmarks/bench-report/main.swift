@@ -23,10 +23,10 @@ while let a = args.next() {
             usage: bench-report [--quick] [--soak-cycles N] [--skip NAME]...
 
             Runs dbus-benchmark, daemon-benchmark, profiles-benchmark, hotspot-portal-sim benchmark,
-            hotspot-stress load and hotspot-stress soak (N cycles, default 100; 0 skips it), each with
+            hotspot-stress load, hotspot-stress flood and hotspot-stress soak (N cycles, default 100; 0 skips it), each with
             --tsv, and prints their figures in one table: value, the baseline measured in the same
             run, the ratio and the goal. --quick runs smaller workloads. NAME is one of dbus, daemon,
-            profiles, portal-sim, load, soak.
+            profiles, portal-sim, load, flood, soak.
             """)
         exit(0)
     default:
@@ -43,6 +43,7 @@ var runs: [(String, Run)] = [
     ("profiles", Run(name: "profiles-benchmark", arguments: [])),
     ("portal-sim", Run(name: "hotspot-portal-sim", arguments: ["benchmark"] + (quick ? ["--rounds", "3"] : []))),
     ("load", Run(name: "hotspot-stress", arguments: ["load"] + (quick ? ["--bursts", "5", "--helpers", "100", "--joins", "10"] : []))),
+    ("flood", Run(name: "hotspot-stress", arguments: ["flood"] + (quick ? ["--signals", "5"] : []))),
 ]
 if soakCycles > 0 { runs.append(("soak", Run(name: "hotspot-stress", arguments: ["soak", "--cycles", "\(soakCycles)"]))) }
 runs.removeAll { skip.contains($0.0) }

@@ -190,7 +190,7 @@ public actor Connection {
 
     private func ioReady(revents: Int16) {
         if let conn = raw {
-            if revents != 0 { _ = dbus_connection_read_write(conn, 0) }
+            if revents != 0 { readAvailable(conn) }
             while let conn = raw, let m = dbus_connection_pop_message(conn) {
                 route(RawMessage(owning: m))
             }
@@ -203,6 +203,22 @@ public actor Connection {
             }
         }
         expireDeadlines()
+    }
+
+    /// libdbus reads at most 2 KiB per iteration, so a 30 MB message (a hostile one, say) takes
+    /// 15,000 of them. Reading on while bytes are waiting and no whole message is queued does
+    /// those iterations here instead of through the thread's poll loop, so the calls queued
+    /// behind a huge message wait milliseconds, not a quarter second; the bound keeps deadlines
+    /// and replies moving.
+    private func readAvailable(_ conn: OpaquePointer) {
+        var rounds = 0
+        repeat {
+            _ = dbus_connection_read_write(conn, 0)
+            rounds += 1
+            guard dbus_connection_get_dispatch_status(conn) != DBUS_DISPATCH_DATA_REMAINS else { return }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 0) > 0, p.revents & Int16(POLLIN) != 0 else { return }
+        } while rounds < 16_384
     }
 
     private func expireDeadlines() {
