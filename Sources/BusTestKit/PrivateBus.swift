@@ -65,7 +65,9 @@ public final class PrivateBus: Sendable {
             "/usr/bin/dbus-daemon",
             ["--config-file=\(configuration.path)", "--address=unix:dir=\(dir.path)", "--print-address=1", "--nofork", "--nopidfile"],
             name: "dbus-daemon")
-        guard let line = await process.waitForFirstStdoutLine(timeout: .seconds(10)), line.hasPrefix("unix:") else {
+        // Generous: a loaded 2-core machine starting many buses at once can take seconds; only a
+        // failure waits this long.
+        guard let line = await process.waitForFirstStdoutLine(timeout: .seconds(30)), line.hasPrefix("unix:") else {
             process.stop()
             try? FileManager.default.removeItem(at: dir)
             throw TestKitError.startFailed("dbus-daemon printed no address; its log:\n\(process.output)")
@@ -129,7 +131,7 @@ public final class PrivateBus: Sendable {
     private func startMock(args: [String], name: String) async throws -> DBusMock {
         let p = try ManagedProcess.launch(TestEnvironment.python, args, environment: environment, name: "dbusmock(\(name))")
         do {
-            try await waitForName(name)
+            try await waitForName(name, timeout: .seconds(30))  // Python starts slowly on a loaded machine
         } catch {
             p.stop()
             throw TestKitError.startFailed("python-dbusmock did not take \(name): \(p.output)")

@@ -1,5 +1,4 @@
 import DBus
-import Foundation
 import HotspotProtocol
 
 /// The manager object's properties.
@@ -184,6 +183,6 @@ public enum SSIDText {
         if let s = String(validating: bytes, as: UTF8.self), !s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return s
         }
-        return bytes.map { (0x20..<0x7F).contains($0) && $0 != 0x5C ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0) }.joined()
+        return bytes.map { (0x20..<0x7F).contains($0) && $0 != 0x5C ? String(UnicodeScalar($0)) : "\\x" + ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }

@@ -15,6 +15,7 @@ import HotspotCore
 /// filter-interval=5
 /// profiles-dir=/etc/hotspot-helper/profiles.d
 /// builtin-helpers=profiles;portal
+/// provision-profiles=true             # in-memory NetworkManager profiles for helpers' passwords
 ///
 /// [connectivity]
 /// enabled=true
@@ -37,6 +38,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var profilesDirectory: String = "/etc/hotspot-helper/profiles.d"
     /// The built-in helpers to run: "profiles", "portal".
     public var builtinHelpers: [String] = ["profiles", "portal"]
+    /// Whether helpers' passwords are provisioned as in-memory NetworkManager profiles
+    /// (docs/NETWORKMANAGER.md, "Provisioning"); off leaves only the secret agent.
+    public var provisionProfiles = true
     /// The connectivity monitor's settings (`[connectivity]`).
     public var connectivity = ConnectivitySettings()
     /// Keys the daemon did not recognise, for a warning (`group.key`).
@@ -76,7 +80,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         }
         var config = DaemonConfiguration()
         let known: [String: Set<String>] = [
-            "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers"],
+            "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers", "provision-profiles"],
             "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface", "allow-plain-http-login",
                              "interval", "probe-timeout"],
         ]
@@ -122,6 +126,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             config.builtinHelpers = names
         }
         var c = ConnectivitySettings()
+        if let v = try boolean("provision-profiles", "daemon") { config.provisionProfiles = v }
         if let v = try boolean("enabled", "connectivity") { c.enabled = v }
         if let v = try boolean("bind-interface", "connectivity") { c.bindInterface = v }
         if let v = try boolean("allow-plain-http-login", "connectivity") { c.allowPlainHTTPLogin = v }

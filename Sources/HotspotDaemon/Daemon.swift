@@ -12,9 +12,11 @@ import Logging
 /// The running service: connects to the system bus, exports its objects, then takes its name,
 /// follows NetworkManager, and shuts down cleanly on SIGTERM or SIGINT.
 public enum Daemon {
-    /// Runs until a termination signal arrives or the bus goes away. Throws when start-up fails
-    /// (no bus, name already taken), with a message saying what to do.
-    public static func run(configuration: DaemonConfiguration, log: Logger) async throws {
+    /// Runs until `stop` returns (by default: SIGTERM or SIGINT; the program passes its
+    /// ServiceGroup's graceful shutdown) or the bus goes away. Throws when start-up fails (no
+    /// bus, name already taken), with a message saying what to do.
+    public static func run(configuration: DaemonConfiguration, log: Logger,
+                           until stop: (@Sendable () async -> String)? = nil) async throws {
         for key in configuration.unknownKeys { log.warning("configuration: unknown key \(key) ignored") }
         if let problem = ProcessHardening.apply() { log.warning("\(problem)") }
         let bus: Connection
@@ -25,6 +27,11 @@ public enum Daemon {
         let publisher = BusPublisher(bus: bus, engine: engine)
         let networkManager = NetworkManagerBridge(bus: bus, engine: engine, log: log)
         await engine.attach(publisher: publisher, network: networkManager)
+        if configuration.provisionProfiles {
+            await engine.attach(provisioner: networkManager.provisioner)
+        } else {
+            log.info("provisioning is off ([daemon] provision-profiles=false): helpers' passwords reach NetworkManager only through the secret agent; profiles an earlier run left are withdrawn")
+        }
         try await publisher.exportManager()
         do { try await bus.requestName(HotspotContract.busName) } catch let error as DBusError {
             throw DaemonError("cannot take the bus name: \(error.message)")
@@ -33,9 +40,10 @@ public enum Daemon {
         let following = Task { await networkManager.follow() }
         let builtIns = await startBuiltIns(configuration: configuration, engine: engine, networkManager: networkManager, log: log)
 
-        let reason = await firstOf(signals: [SIGTERM, SIGINT], disconnection: bus)
+        let reason = if let stop { await firstOf(stop, disconnection: bus) } else { await firstOf(signals: [SIGTERM, SIGINT], disconnection: bus) }
         log.info("shutting down: \(reason)")
         following.cancel()
+        await networkManager.provisioner.withdrawAll(waitingAtMost: .seconds(5))
         for helper in builtIns { try? await helper.unregister(); await helper.connection.close() }
         if await bus.isConnected { try? await bus.releaseName(HotspotContract.busName) }
         await bus.close()
@@ -93,6 +101,17 @@ public enum Daemon {
             }
         }
         return started
+    }
+
+    /// Waits for `stop` or the bus connection ending, whichever comes first.
+    static func firstOf(_ stop: @escaping @Sendable () async -> String, disconnection bus: Connection) async -> String {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let tasks = [Task { continuation.yield(await stop()) },
+                     Task { continuation.yield("the bus connection ended: \(await bus.disconnection())") }]
+        var iterator = stream.makeAsyncIterator()
+        let reason = await iterator.next() ?? "stopped"
+        for t in tasks { t.cancel() }
+        return reason
     }
 
     /// Waits for a termination signal or the bus connection ending, whichever comes first.

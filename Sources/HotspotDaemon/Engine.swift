@@ -48,6 +48,8 @@ public actor Engine {
     var network: (any NetworkControl)?
     var publisher: BusPublisher?
     var monitor: ConnectivityMonitor?
+    /// Keeps NetworkManager profiles for the networks helpers supply passwords for.
+    var provisioner: ProfileProvisioner?
     /// NetworkManager's primary connection: its type, device and the status NetworkManager's own
     /// connectivity gives; for Wi-Fi the daemon's verdict replaces it.
     private var primary: (type: String?, device: ObjectPath?, fallback: String)?
@@ -85,6 +87,8 @@ public actor Engine {
     }
 
     func attach(monitor: ConnectivityMonitor) { self.monitor = monitor }
+
+    func attach(provisioner: ProfileProvisioner) { self.provisioner = provisioner }
 
     var now: Instant { Instant(sinceEpoch: ContinuousClock.now - start) }
 
@@ -281,6 +285,7 @@ public actor Engine {
         helpers[id] = nil
         log.info("helper \(UntrustedText.forLog(id.rawValue)) unregistered")
         await handle(.helperUnregistered(id))
+        await provisioner?.helperDeparted(id)
         await publishHelpers()
     }
 
@@ -298,6 +303,7 @@ public actor Engine {
             lingering[token] = nil
         }
         await handle(.helperLeft(id))
+        await provisioner?.helperDeparted(id)
         await publishHelpers()
     }
 
@@ -319,6 +325,7 @@ public actor Engine {
     func forget(_ ssid: SSID) async {
         log.info("forgetting network \(ssid.displayForm)")
         await handle(.forgetNetwork(ssid))
+        await provisioner?.forgot(ssid)
     }
 
     func password(for ssid: SSID) -> Password? {
@@ -494,6 +501,10 @@ public actor Engine {
             log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms")
             await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
                                                       confidence: response.confidence, claims: response.claims)))
+            // As the core counts them: the claims of a successful answer, none otherwise.
+            if request.command == .filterScanList, let provisioner, let helper = core.helpers.first(where: { $0.identifier == request.helper }) {
+                await provisioner.helperAnswered(helper, asked: request.networks, claims: response.result == .success ? response.claims : [])
+            }
         case .malformed(let problem):
             await completed(request, result: "failure", seconds: secs)
             await handle(.helperAnswerMalformed(request.token, helper: request.helper, problem: problem))

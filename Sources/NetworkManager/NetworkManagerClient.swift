@@ -320,8 +320,10 @@ public actor NetworkManagerClient {
         }
     }
 
-    /// Reads the joined network afresh and reports the activation.
-    private func activated(_ path: ObjectPath) async {
+    /// Reads the joined network afresh and reports the activation. `roamed`: the device is
+    /// already activated and moved to another access point (reported again: the core refreshes
+    /// the network's facts without a new evaluate).
+    private func activated(_ path: ObjectPath, roamed: Bool = false) async {
         let myEpoch = epoch
         let device = (try? await properties(path, NetworkManagerNames.device)) ?? [:]
         let wireless = (try? await properties(path, NetworkManagerNames.wireless)) ?? [:]
@@ -343,7 +345,7 @@ public actor NetworkManagerClient {
             settings = try? await call(owner, settingsPath, NetworkManagerNames.settingsConnection, "GetSettings")
                 .first.flatMap(SettingsCoding.decode)
         }
-        guard epoch == myEpoch, var record = model.devices[path], !record.activated else { return }
+        guard epoch == myEpoch, var record = model.devices[path], roamed || !record.activated else { return }
         if !device.isEmpty {
             var fresh = Self.makeDevice(path, device, wireless)
             fresh.state = record.device.state.isActivated ? record.device.state : fresh.state
@@ -471,11 +473,16 @@ public actor NetworkManagerClient {
             }
         case NetworkManagerNames.wireless.rawValue:
             guard var record = model.devices[path] else { return }
+            var roamed = false
             if changed.keys.contains("ActiveAccessPoint") {
-                record.device.activeAccessPoint = changed["ActiveAccessPoint"]?.nonRootPath
+                let accessPoint = changed["ActiveAccessPoint"]?.nonRootPath
+                // Real NetworkManager roams without a state change: only ActiveAccessPoint moves.
+                roamed = record.activated && accessPoint != nil && accessPoint != record.device.activeAccessPoint
+                record.device.activeAccessPoint = accessPoint
             }
             if let list = changed["AccessPoints"]?.objectPaths { record.accessPoints = list }
             model.devices[path] = record
+            if roamed { await activated(path, roamed: true) }
             if changed["AccessPoints"] != nil { dropUnreferencedAccessPoints() }
             if changed["LastScan"] != nil || changed["AccessPoints"] != nil {
                 await refreshAccessPoints(of: path, force: changed["LastScan"] != nil)
