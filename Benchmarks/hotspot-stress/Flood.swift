@@ -52,7 +52,13 @@ struct Flood {
             duringSignals += try await getLatencies(c, count: 10)
         }
         try await sending.value
-        duringSignals += try await getLatencies(c, count: 20)
+        // A Ping from the attacker reaches the daemon after every signal it sent (one sender's
+        // messages stay in order): once it is answered, the daemon has read the whole flood.
+        let draining = Task { _ = try await attacker.call(destination: target, path: "/", interface: "org.freedesktop.DBus.Peer", member: "Ping", timeout: .seconds(120)) }
+        let drained = DoneFlag()
+        let drainWatch = Task { _ = try? await draining.value; drained.set() }
+        while !drained.isSet { duringSignals += try await getLatencies(c, count: 5) }
+        _ = await drainWatch.value
         sampling.cancel()
         let signalPeak = await peak.maximum
         progress("flood: \(signals) × \(signalMiB) MiB signals sent; peak RSS \(format(Double(signalPeak) / 1024)) MiB, Get p99 \(format(percentile(duringSignals, 99))) ms")
