@@ -97,6 +97,8 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
             await engine.primaryChanged(type: type, device: device, fallback: Self.status(type: type, connectivity: connectivity))
         case .readFailed(let why):
             log.error("NetworkManager: \(why)")
+        case .overloaded(let dropped):
+            log.warning("NetworkManager: signals came faster than they could be handled (\(dropped) dropped); re-reading its state")
         }
     }
 
