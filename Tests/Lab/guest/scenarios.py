@@ -337,10 +337,20 @@ def roaming_bssid(lab):
         raise Failed(f"the daemon's Network still names BSSID {bssid} after NetworkManager moved to {other}")
 
 
+def visible(ssid, timeout=90):
+    """Waits until NetworkManager lists `ssid` on wlan0 (rescanning)."""
+    def listed():
+        nmcli("device", "wifi", "rescan", "ifname", "wlan0", check=False)
+        time.sleep(2)
+        return ssid in nmcli("-t", "-f", "SSID", "device", "wifi", "list", "ifname", "wlan0", "--rescan", "no", check=False).split("\n")
+    wait(f"{ssid} in NetworkManager's scan list", listed, timeout, interval=1)
+
+
 def nm_restart(lab):
     """5. NetworkManager restarted mid-session: the daemon's state matches NetworkManager's again
     within 1 s of NetworkManager's device settling."""
     if lab.bus.device_state() != ACTIVATED:
+        visible("HomeNet")
         lab.join("HomeNet")
         wait("the daemon authenticated", lambda: lab.state() == "authenticated", 60)
     with open("/run/nm.pid") as f:
@@ -428,11 +438,15 @@ def provisioned_password(lab):
         nmcli("connection", "up", "uuid", uuid, "ifname", "wlan0", user=DESKTOP_UID, timeout=120)
         joined("uid 1000: nmcli connection up, the provisioned profile")
         # Autoconnect: the radio goes off and on (a user's disconnect would block the profile's
-        # autoconnect until it is activated by hand, as NetworkManager does for any profile).
-        nmcli("device", "set", "wlan0", "autoconnect", "yes")
+        # autoconnect until it is activated by hand, as NetworkManager does for any profile);
+        # the device may autoconnect again once Office is back in the scan list.
+        nmcli("device", "set", "wlan0", "autoconnect", "no")
         nmcli("radio", "wifi", "off")
         wait("wlan0 unavailable with the radio off", lambda: lab.bus.device_state() < DISCONNECTED, 30)
         nmcli("radio", "wifi", "on")
+        wait("wlan0 disconnected with the radio on", lambda: lab.bus.device_state() == DISCONNECTED, 60, interval=0.2)
+        visible("Office")
+        nmcli("device", "set", "wlan0", "autoconnect", "yes")
         joined("autoconnect after the radio came back")
         nmcli("device", "disconnect", "wlan0", check=False)
         nmcli("device", "set", "wlan0", "autoconnect", "no")
