@@ -91,8 +91,9 @@ public final class PrivateBus: Sendable {
     /// A new connection to this bus.
     public func connect() throws -> Connection { try Connection(address: address) }
 
-    /// Waits until `name` has an owner on this bus.
-    public func waitForName(_ name: String, timeout: Duration = .seconds(10)) async throws {
+    /// Waits until `name` has an owner on this bus (generous by default: a loaded machine starting
+    /// many processes at once can take seconds; only a failure waits that long).
+    public func waitForName(_ name: String, timeout: Duration = .seconds(30)) async throws {
         let c = try connect()
         defer { Task { await c.close() } }
         let deadline = ContinuousClock.now + timeout
@@ -104,7 +105,7 @@ public final class PrivateBus: Sendable {
     }
 
     /// Waits until nobody owns `name` on this bus.
-    public func waitForNameGone(_ name: String, timeout: Duration = .seconds(10)) async throws {
+    public func waitForNameGone(_ name: String, timeout: Duration = .seconds(30)) async throws {
         let c = try connect()
         defer { Task { await c.close() } }
         let deadline = ContinuousClock.now + timeout
@@ -131,7 +132,7 @@ public final class PrivateBus: Sendable {
     private func startMock(args: [String], name: String) async throws -> DBusMock {
         let p = try ManagedProcess.launch(TestEnvironment.python, args, environment: environment, name: "dbusmock(\(name))")
         do {
-            try await waitForName(name, timeout: .seconds(30))  // Python starts slowly on a loaded machine
+            try await waitForName(name)
         } catch {
             p.stop()
             throw TestKitError.startFailed("python-dbusmock did not take \(name): \(p.output)")

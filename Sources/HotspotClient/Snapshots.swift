@@ -38,13 +38,16 @@ public struct ManagerSnapshot: Sendable, Codable, Equatable {
 public struct HelperSnapshot: Sendable, Codable, Equatable {
     public var identifier: String
     public var displayName: String
+    /// Why the helper wants to see Wi-Fi networks, as it said when registering (empty if none).
+    public var purpose: String
     public var state: String
 
-    enum CodingKeys: String, CodingKey { case identifier, displayName = "display-name", state }
+    enum CodingKeys: String, CodingKey { case identifier, displayName = "display-name", purpose, state }
 
     public init(_ d: [String: DBusValue]) {
         identifier = d["identifier"]?.string ?? ""
         displayName = d["display-name"]?.string ?? ""
+        purpose = d["purpose"]?.string ?? ""
         state = d["state"]?.string ?? ""
     }
 }

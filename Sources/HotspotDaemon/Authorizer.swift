@@ -13,6 +13,10 @@ public struct Authorizer: Sendable {
 
     /// Checks one caller may have waiting on polkit at once; more are refused at once.
     public static let maximumChecksPerCaller = 4
+    /// Checks all callers together may have waiting: well below the system bus's limit of
+    /// pending replies per connection (dbus-daemon's max_replies_per_connection, 128 in
+    /// Debian's system.conf), so many callers cannot use up the daemon's own calls either.
+    public static let maximumChecksInFlight = 64
 
     let connection: Connection
     private let inFlight = InFlightChecks()
@@ -40,9 +44,14 @@ public struct Authorizer: Sendable {
     private func ask(_ action: HotspotContract.Action, sender: String, interactive: Bool,
                      details: [String: String]) async throws -> (answer: Answer, why: String) {
         if let creds = try? await connection.credentials(of: sender), creds.uid == 0 { return (.yes, "root") }
-        guard inFlight.enter(sender, limit: Self.maximumChecksPerCaller) else {
+        switch inFlight.enter(sender, limit: Self.maximumChecksPerCaller, total: Self.maximumChecksInFlight) {
+        case .entered: break
+        case .callerFull:
             throw HotspotError(.notAllowed, "too many authorization checks from this caller are waiting for polkit "
                                + "(at most \(Self.maximumChecksPerCaller)); wait for their answers and try again")
+        case .daemonFull:
+            throw HotspotError(.notAllowed, "the daemon has \(Self.maximumChecksInFlight) authorization checks waiting for polkit "
+                               + "already; try again in a moment")
         }
         defer { inFlight.leave(sender) }
         let subject: DBusValue = .structure([.string("system-bus-name"), .varDict(["name": .string(sender)])])
@@ -69,23 +78,28 @@ public struct Authorizer: Sendable {
     }
 }
 
-/// How many polkit checks each caller has waiting.
+/// How many polkit checks each caller, and all of them, have waiting.
 final class InFlightChecks: Sendable {
-    private let counts = Mutex<[String: Int]>([:])
+    enum Entry { case entered, callerFull, daemonFull }
+    private struct Counts { var byCaller: [String: Int] = [:]; var total = 0 }
+    private let counts = Mutex(Counts())
 
-    /// Counts one more check for `caller`; false (nothing counted) when it has `limit` already.
-    func enter(_ caller: String, limit: Int) -> Bool {
+    /// Counts one more check for `caller` unless it has `limit` waiting or all have `total`.
+    func enter(_ caller: String, limit: Int, total: Int) -> Entry {
         counts.withLock { c in
-            guard c[caller, default: 0] < limit else { return false }
-            c[caller, default: 0] += 1
-            return true
+            guard c.byCaller[caller, default: 0] < limit else { return .callerFull }
+            guard c.total < total else { return .daemonFull }
+            c.byCaller[caller, default: 0] += 1
+            c.total += 1
+            return .entered
         }
     }
 
     func leave(_ caller: String) {
         counts.withLock { c in
-            let n = c[caller, default: 1] - 1
-            c[caller] = n > 0 ? n : nil
+            let n = c.byCaller[caller, default: 1] - 1
+            c.byCaller[caller] = n > 0 ? n : nil
+            c.total -= 1
         }
     }
 }
