@@ -515,7 +515,9 @@ public actor Connection {
     /// it (names used as a signal rule's sender are tracked). An untracked well-known name is
     /// not checked here; the system bus itself refuses replies nobody asked for.
     private func replyIsFromCallee(_ sender: String, destination: String) -> Bool {
-        if sender == destination || destination == "(none)" { return true }
+        // The bus answers for a callee that is gone or leaves without replying (ServiceUnknown,
+        // NoReply); no peer can send as org.freedesktop.DBus, so such a reply is never forged.
+        if sender == destination || destination == "(none)" || sender == Connection.busName.rawValue { return true }
         guard let name = try? BusName(destination), !name.isUnique else { return false }
         guard let tracked = trackedOwners[name] else { return true }
         return tracked.owner == nil || tracked.owner == sender

@@ -97,6 +97,39 @@ import Testing
         _ = bus
     }
 
+    @Test(.enabled(if: TestEnvironment.hasDBusDaemon, "needs dbus-daemon"))
+    func theBusAnswersForACalleeThatLeavesWithoutReplying() async throws {
+        // The forged-reply check must not drop the bus's own NoReply / ServiceUnknown errors:
+        // a call to a peer that left would otherwise wait out its whole timeout (seen with real
+        // NetworkManager restarting: every read of the old instance hung for 10 s).
+        let bus = try await PrivateBus()
+        let caller = try bus.connect()
+        let callee = try bus.connect()
+        try await callee.export([DBusInterface("org.example.Never", methods: [
+            DBusMethod("Answer", outputs: [DBusArgument("text", "s")]) { _ in
+                try await Task.sleep(for: .seconds(3600))
+                return [.string("never")]
+            },
+        ])], at: "/never")
+        let calleeName = callee.uniqueName
+        let call = Task { try await caller.call(calleeName, "/never", "org.example.Never", "Answer", timeout: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(300))
+        await callee.close()
+        do {
+            _ = try await call.value
+            Issue.record("a call to a peer that left was answered")
+        } catch let error as DBus.DBusError {
+            #expect(error.name == DBusErrorName.noReply, "expected the bus's NoReply, got \(error)")
+        }
+        do {
+            _ = try await caller.call(calleeName, "/never", "org.example.Never", "Answer", timeout: .seconds(30))
+            Issue.record("a call to a unique name nobody owns was answered")
+        } catch let error as DBus.DBusError {
+            #expect(error.name == DBusErrorName.serviceUnknown, "expected the bus's ServiceUnknown, got \(error)")
+        }
+        _ = bus
+    }
+
     /// Sends method returns with `serials` as reply serials from a raw libdbus connection.
     func forgeReplies(address: String, to destination: String, serials: ClosedRange<UInt32>) throws {
         var err = CDBus.DBusError()
