@@ -38,14 +38,18 @@ struct LoopbackHotspot {
         ]
     }
 
-    func checker(timeout: Duration = .seconds(5), probes: [ConnectivityProbe]? = nil, caFile: String? = nil) -> ConnectivityChecker {
-        var t = TransferOptions(timeout: timeout, connectTimeout: .seconds(2))
+    func checker(timeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(2), probes: [ConnectivityProbe]? = nil,
+                 caFile: String? = nil) -> ConnectivityChecker {
+        var t = TransferOptions(timeout: timeout, connectTimeout: connectTimeout)
         t.caFile = caFile
         return ConnectivityChecker(configuration: ConnectivityConfiguration(probes: probes ?? self.probes, transfer: t))
     }
 
-    func check(timeout: Duration = .seconds(5)) async -> ProbeVerdict {
-        await checker(timeout: timeout).check(interface: nil, dnsServers: dnsServers)
+    /// One check. `connectTimeout` defaults to 2 s; a test whose point is a probe that never
+    /// connects passes its whole `timeout`, so a busy machine cannot turn "still waiting" into
+    /// "failed to connect" before the behaviour under test happens.
+    func check(timeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(2)) async -> ProbeVerdict {
+        await checker(timeout: timeout, connectTimeout: connectTimeout).check(interface: nil, dnsServers: dnsServers)
     }
 
     func post(_ host: String, _ path: String, _ form: String) async throws -> HTTPAnswer {

@@ -127,8 +127,10 @@ final class EventLog: Sendable {
 
     var all: [NetworkManagerEvent] { store.state.withLock { $0.events } }
 
-    /// The first event after the previous match that `match` accepts; fails the test after `timeout`.
-    func next<T>(_ what: String, timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation,
+    /// The first event after the previous match that `match` accepts; fails the test after `timeout`
+    /// (generous: only a failure waits that long, and a loaded machine handling a burst of 2,000
+    /// signals took over 5 s).
+    func next<T>(_ what: String, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
                  _ match: (NetworkManagerEvent) -> T?) async throws -> T {
         let deadline = ContinuousClock.now + timeout
         while true {
