@@ -1,12 +1,14 @@
 # Hotspot Helper for Linux — common tasks. `make help` lists them.
 SWIFT ?= swift
 
-.PHONY: help deps build test bench demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report
+.PHONY: help deps build test bench demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench
 
 help:
 	@echo "make deps    install the Debian packages the build and the tests need (root)"
 	@echo "make build   build everything (debug)"
-	@echo "make test    run the whole test suite (unit, private-bus and mock NetworkManager tests)"
+	@echo "make test    run the whole test suite (unit, private-bus and mock NetworkManager tests, the release .deb: signals, ICU, lintian; then the lab)"
+	@echo "make lab     the real-NetworkManager lab: QEMU guests, simulated radios, real NM (root; docs/LAB.md)"
+	@echo "make lab-bench  the lab's figures: ACTIVATED -> signed in -> connectivity full, with and without 50 ms netem"
 	@echo "make demo    the daemon against a simulated NetworkManager and an example helper, live"
 	@echo "make bench   run the benchmarks in release mode and print figures and ratios"
 	@echo "make fuzz    the built-in fuzz driver on every target (FUZZ_SECONDS each, default 30)"
@@ -14,7 +16,7 @@ help:
 	@echo "make load    signal storm and 100+ helpers against the daemon (release): lag, memory, fds, threads"
 	@echo "make soak    1000 joins, click-through sign-ins and leaves, checking for leaks (CYCLES=N)"
 	@echo "make bench-report  every benchmark, load and a short soak (release), in one table"
-	@echo "make release build hotspot-helperd, hotspotctl and hotspot-helper-agent (release, Swift runtime linked in)"
+	@echo "make release build hotspot-helper, the one binary behind hotspot-helperd, hotspotctl and hotspot-helper-agent (release, Swift runtime linked in)"
 	@echo "make install install them and every system file (DESTDIR=, PREFIX=/usr; SKIP_BUILD=1 uses BUILT_PRODUCTS as is)"
 	@echo "make deb     build hotspot-helper_VERSION_ARCH.deb from the tree (dpkg-deb; lintian if installed)"
 
@@ -24,10 +26,15 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The tests also run against the release build the .deb packages (issue 12): `make deb` first,
+# so the release signal tests, the ICU check and lintian find debian-build/ (they are skipped,
+# saying so, when it is missing).
 test: deps
 	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory deb NO_LINTIAN=1
 	.build/debug/hotspot-fuzz --seconds $${FUZZ_SECONDS:-3}
 	$(SWIFT) test --skip-build
+	./Tests/Lab/run-lab
 
 fuzz: deps
 	$(SWIFT) build --product hotspot-fuzz
@@ -43,6 +50,16 @@ bench: deps
 	.build/release/hotspot-portal-sim benchmark
 	.build/release/profiles-benchmark
 
+# ---- The real-NetworkManager lab (issue 10, docs/LAB.md) ---------------------------------------
+# Boots QEMU guests (root only; skipped with the reason otherwise). LAB_ARGS: e.g. --keep, --only NAME.
+lab: deps
+	$(SWIFT) build
+	./Tests/Lab/run-lab $(LAB_ARGS)
+
+lab-bench: deps
+	$(SWIFT) build
+	./Tests/Lab/run-lab --bench $(LAB_ARGS)
+
 # ---- Load, soak and the benchmark report (issue 7) ---------------------------------------------
 # BENCH_SCRATCH: the build directory (release products in BENCH_SCRATCH/release).
 BENCH_SCRATCH ?= .build
@@ -57,7 +74,7 @@ soak: deps
 	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH)
 	$(BENCH_SCRATCH)/release/hotspot-stress soak --cycles $(CYCLES)
 
-bench-report: deps
+bench-report: deps deb
 	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH)
 	$(BENCH_SCRATCH)/release/bench-report --soak-cycles $(SOAK_CYCLES)
 
@@ -89,21 +106,25 @@ RELEASE_SCRATCH ?= .build-release
 BUILT_PRODUCTS ?= $(RELEASE_SCRATCH)/release
 DEB_DIR ?= debian-build
 DEB_COMPRESS ?= xz
-PRODUCTS = hotspot-helperd hotspotctl hotspot-helper-agent
+# One binary (hotspot-helper) behind three names: the programs are links to it.
+MULTICALL = hotspot-helper
+MULTICALL_PATH = $(LIBEXECDIR)/hotspot-helper/$(MULTICALL)
 BUS_NAME = org.freedesktop.NetworkManager.HotspotHelper
 INSTALL ?= install
 
-# Release binaries with the Swift runtime (and Foundation) linked statically, so the package
-# needs no Swift toolchain on the target.
+# The release binary with the Swift runtime linked statically, so the package needs no Swift
+# toolchain on the target; linked with Debian's hardening flags (-z relro -z now, PIE).
+HARDENING_LDFLAGS = -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 release:
-	for p in $(PRODUCTS); do \
-	  $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH) --product $$p || exit 1; \
-	done
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH) --product $(MULTICALL) $(HARDENING_LDFLAGS)
 
 install: $(if $(SKIP_BUILD),,release)
-	$(INSTALL) -D -m 0755 $(BUILT_PRODUCTS)/hotspot-helperd $(DESTDIR)$(LIBEXECDIR)/hotspot-helperd
-	$(INSTALL) -D -m 0755 $(BUILT_PRODUCTS)/hotspotctl $(DESTDIR)$(BINDIR)/hotspotctl
-	$(INSTALL) -D -m 0755 $(BUILT_PRODUCTS)/hotspot-helper-agent $(DESTDIR)$(BINDIR)/hotspot-helper-agent
+	$(INSTALL) -D -m 0755 $(BUILT_PRODUCTS)/$(MULTICALL) $(DESTDIR)$(MULTICALL_PATH)
+	$(INSTALL) -d -m 0755 $(DESTDIR)$(BINDIR)
+	ln -sfn "$$(realpath -m --relative-to=$(LIBEXECDIR) $(MULTICALL_PATH))" $(DESTDIR)$(LIBEXECDIR)/hotspot-helperd
+	for p in hotspotctl hotspot-helper-agent; do \
+	  ln -sfn "$$(realpath -m --relative-to=$(BINDIR) $(MULTICALL_PATH))" $(DESTDIR)$(BINDIR)/$$p || exit 1; \
+	done
 	$(INSTALL) -D -m 0644 dbus/$(BUS_NAME).conf $(DESTDIR)$(DBUSDIR)/system.d/$(BUS_NAME).conf
 	$(INSTALL) -D -m 0644 dbus/$(BUS_NAME).service $(DESTDIR)$(DBUSDIR)/system-services/$(BUS_NAME).service
 	$(INSTALL) -D -m 0644 dbus/$(BUS_NAME).xml $(DESTDIR)$(DBUSDIR)/interfaces/$(BUS_NAME).xml
@@ -123,14 +144,14 @@ install: $(if $(SKIP_BUILD),,release)
 	done
 	$(INSTALL) -d -m 0755 $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/vendor-completions \
 	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
-	$(BUILT_PRODUCTS)/hotspotctl --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl
-	$(BUILT_PRODUCTS)/hotspotctl --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl
-	$(BUILT_PRODUCTS)/hotspotctl --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
+	$(BUILT_PRODUCTS)/$(MULTICALL) hotspotctl --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl
+	$(BUILT_PRODUCTS)/$(MULTICALL) hotspotctl --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl
+	$(BUILT_PRODUCTS)/$(MULTICALL) hotspotctl --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
 	chmod 0644 $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl \
 	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBEXECDIR)/hotspot-helperd $(DESTDIR)$(BINDIR)/hotspotctl $(DESTDIR)$(BINDIR)/hotspot-helper-agent \
+	rm -f $(DESTDIR)$(MULTICALL_PATH) $(DESTDIR)$(LIBEXECDIR)/hotspot-helperd $(DESTDIR)$(BINDIR)/hotspotctl $(DESTDIR)$(BINDIR)/hotspot-helper-agent \
 	  $(DESTDIR)$(DBUSDIR)/system.d/$(BUS_NAME).conf $(DESTDIR)$(DBUSDIR)/system-services/$(BUS_NAME).service \
 	  $(DESTDIR)$(DBUSDIR)/interfaces/$(BUS_NAME).xml $(DESTDIR)$(POLKITDIR)/$(BUS_NAME).policy \
 	  $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/hotspot-helperd.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/hotspot-helper-agent.service \
@@ -139,6 +160,7 @@ uninstall:
 	  $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl \
 	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
 	rm -rf $(DESTDIR)$(DOCDIR)
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/hotspot-helper
 
 # The .deb: `make install` into a staging tree, then control files and dpkg-deb (no debhelper:
 # there is no SwiftPM build system for it, and this works offline).

@@ -24,6 +24,8 @@ let package = Package(
         // Desktop and distribution (issue 6): the command line and the session agent.
         .executable(name: "hotspotctl", targets: ["hotspotctl"]),
         .executable(name: "hotspot-helper-agent", targets: ["hotspot-helper-agent"]),
+        // What the package ships (issue 12): one binary behind the three names above.
+        .executable(name: "hotspot-helper", targets: ["hotspot-helper"]),
         // Load, soak and the benchmark report (issue 7).
         .executable(name: "hotspot-stress", targets: ["hotspot-stress"]),
         .executable(name: "bench-report", targets: ["bench-report"]),
@@ -32,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C shims: one per system library, each naming the Debian package that provides it.
@@ -50,7 +53,7 @@ let package = Package(
         .target(name: "NetworkManager", dependencies: ["DBus"], swiftSettings: strict),
 
         // Captive-portal detection, WISPr and RFC 8908 clients on libcurl.
-        .target(name: "Connectivity", dependencies: ["CCurl"], swiftSettings: strict),
+        .target(name: "Connectivity", dependencies: ["CCurl", "HotspotCore"], swiftSettings: strict),
 
         // The simulated hotspot: a captive-portal HTTP server with many modes.
         .target(name: "PortalSimulator", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], swiftSettings: strict),
@@ -74,10 +77,6 @@ let package = Package(
         // Test support for the project's own tests: private buses, dbusmock, subprocesses.
         .target(name: "BusTestKit", dependencies: ["DBus", "CDBus", "HotspotCore", "HotspotHelperKit"], swiftSettings: strict),
 
-        .executableTarget(name: "hotspot-helperd", dependencies: [
-            "HotspotDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: strict),
         .executableTarget(name: "hotspot-example-helper", dependencies: [
             "HotspotHelperKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
@@ -103,14 +102,31 @@ let package = Package(
         // hotspotctl and the session agent, the two executables, and their tests (which also
         // check the installed tree, the units and the bus policy).
         .target(name: "HotspotClient", dependencies: ["DBus", "HotspotProtocol"], swiftSettings: strict),
-        .executableTarget(name: "hotspotctl", dependencies: [
-            "HotspotClient", "DBus", "HotspotProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // Each program is a library (its command and the code only it uses) and a one-line
+        // executable; the multi-call binary links all three, so the Swift runtime ships once.
+        // ProgramSupport: the ServiceGroup every program runs in, and writing to stderr.
+        .target(name: "ProgramSupport", dependencies: [
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
-        .executableTarget(name: "hotspot-helper-agent", dependencies: [
-            "HotspotClient", "DBus", "HotspotProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .target(name: "HotspotCtlCommand", dependencies: [
+            "HotspotClient", "DBus", "HotspotProtocol", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
+        .target(name: "HotspotAgentCommand", dependencies: [
+            "HotspotClient", "DBus", "HotspotProtocol", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: strict),
+        .target(name: "HotspotDaemonCommand", dependencies: [
+            "HotspotDaemon", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .executableTarget(name: "hotspotctl", dependencies: ["HotspotCtlCommand"], swiftSettings: strict),
+        .executableTarget(name: "hotspot-helper-agent", dependencies: ["HotspotAgentCommand"], swiftSettings: strict),
+        .executableTarget(name: "hotspot-helperd", dependencies: ["HotspotDaemonCommand"], swiftSettings: strict),
+        .executableTarget(name: "hotspot-helper", dependencies: ["HotspotCtlCommand", "HotspotAgentCommand", "HotspotDaemonCommand", "ProgramSupport"],
+                          swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: [
-            "HotspotClient", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "BusTestKit",
+            "HotspotClient", "HotspotCtlCommand", "HotspotDaemonCommand", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "BusTestKit",
         ], swiftSettings: strict),
 
         // Load, soak and the benchmark report (issue 7): figures in one machine-readable form and
@@ -122,6 +138,11 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/hotspot-stress", swiftSettings: strict),
         .executableTarget(name: "bench-report", dependencies: ["BenchKit"], path: "Benchmarks/bench-report", swiftSettings: strict),
+        // The package's footprint (issue 12): .deb and installed size, the packaged daemon's memory,
+        // idle wake-ups and start time.
+        .executableTarget(name: "footprint-benchmark", dependencies: [
+            "BenchKit", "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit",
+        ], path: "Benchmarks/footprint-benchmark", swiftSettings: strict),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),

@@ -18,12 +18,13 @@ rm -rf "$ROOT"
 mkdir -p "$ROOT/DEBIAN"
 make --no-print-directory install SKIP_BUILD=1 DESTDIR="$ROOT" PREFIX=/usr BUILT_PRODUCTS="$BUILT_PRODUCTS" >/dev/null
 
-# Debian wants the changelog beside the copyright, compressed, and stripped binaries.
+# Debian wants the changelog beside the copyright, compressed, and stripped binaries. There is one
+# binary: hotspot-helperd, hotspotctl and hotspot-helper-agent are links to it.
 gzip -9 -n -c packaging/debian/changelog > "$ROOT/usr/share/doc/hotspot-helper/changelog.gz"
+install -D -m 0644 packaging/debian/lintian-overrides "$ROOT/usr/share/lintian/overrides/hotspot-helper"
 chmod 0644 "$ROOT/usr/share/doc/hotspot-helper/changelog.gz"
 if command -v strip >/dev/null; then
-    strip --remove-section=.comment --remove-section=.note --strip-unneeded \
-        "$ROOT/usr/libexec/hotspot-helperd" "$ROOT/usr/bin/hotspotctl" "$ROOT/usr/bin/hotspot-helper-agent"
+    strip --remove-section=.comment --remove-section=.note --strip-unneeded "$ROOT/usr/libexec/hotspot-helper/hotspot-helper"
 fi
 
 # Shared-library dependencies as dpkg-shlibdeps finds them (libdbus-1-3, libglib2.0-0, libcurl4,
@@ -34,7 +35,7 @@ if command -v dpkg-shlibdeps >/dev/null; then
     mkdir -p "$work/debian"
     printf 'Source: hotspot-helper\n\nPackage: hotspot-helper\nArchitecture: any\n' > "$work/debian/control"
     root_abs=$(cd "$ROOT" && pwd)
-    binaries=("$root_abs/usr/libexec/hotspot-helperd" "$root_abs/usr/bin/hotspotctl" "$root_abs/usr/bin/hotspot-helper-agent")
+    binaries=("$root_abs/usr/libexec/hotspot-helper/hotspot-helper")
     if found=$(cd "$work" && dpkg-shlibdeps --ignore-missing-info -O "${binaries[@]}" 2>/dev/null); then
         found=${found#shlibs:Depends=}
         [ -n "$found" ] && SHLIBS="$found"

@@ -8,6 +8,8 @@ packages=(
   libdbus-1-dev        # CDBus: libdbus-1
   libglib2.0-dev       # CGLib: GKeyFile for configuration
   libcurl4-openssl-dev # CCurl: HTTP probes
+  libxml2-dev          # CXML2: the HTML parser for portal sign-in forms
+  libc-ares-dev        # CAres: DNS on the joined link
   dbus                 # dbus-daemon for private test buses
   libglib2.0-bin       # gdbus, a foreign D-Bus client in tests
   systemd              # busctl, systemd-analyze
@@ -21,6 +23,7 @@ packages=(
   man-db               # rendering the man pages in the packaging tests
   desktop-file-utils   # desktop-file-validate on the autostart entry
   dpkg-dev             # dpkg-shlibdeps for the .deb's dependencies
+  lintian              # the .deb checked as Debian checks packages
 )
 
 missing=()
@@ -28,7 +31,7 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+  exec "$(dirname "$0")/install-lab-deps.sh"
 fi
 if [ "$(id -u)" -ne 0 ]; then
   echo "missing Debian packages: ${missing[*]}" >&2
@@ -39,3 +42,4 @@ echo "Installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+"$(dirname "$0")/install-lab-deps.sh"

@@ -23,10 +23,12 @@ while let a = args.next() {
             usage: bench-report [--quick] [--soak-cycles N] [--skip NAME]...
 
             Runs dbus-benchmark, daemon-benchmark, profiles-benchmark, hotspot-portal-sim benchmark,
-            hotspot-stress load and hotspot-stress soak (N cycles, default 100; 0 skips it), each with
-            --tsv, and prints their figures in one table: value, the baseline measured in the same
-            run, the ratio and the goal. --quick runs smaller workloads. NAME is one of dbus, daemon,
-            profiles, portal-sim, load, soak.
+            hotspot-stress load, hotspot-stress flood (hostile intake: huge unsolicited signals and
+            waiting polkit checks), footprint-benchmark (the .deb `make deb` built: sizes, the packaged
+            daemon's memory, idle wake-ups and start time) and hotspot-stress soak (N cycles, default
+            100; 0 skips it), each with --tsv, and prints their figures in one table: value, the
+            baseline measured in the same run, the ratio and the goal. --quick runs smaller
+            workloads. NAME is one of dbus, daemon, profiles, portal-sim, load, flood, footprint, soak.
             """)
         exit(0)
     default:
@@ -43,6 +45,8 @@ var runs: [(String, Run)] = [
     ("profiles", Run(name: "profiles-benchmark", arguments: [])),
     ("portal-sim", Run(name: "hotspot-portal-sim", arguments: ["benchmark"] + (quick ? ["--rounds", "3"] : []))),
     ("load", Run(name: "hotspot-stress", arguments: ["load"] + (quick ? ["--bursts", "5", "--helpers", "100", "--joins", "10"] : []))),
+    ("flood", Run(name: "hotspot-stress", arguments: ["flood"] + (quick ? ["--signals", "5"] : []))),
+    ("footprint", Run(name: "footprint-benchmark", arguments: quick ? ["--idle-seconds", "3"] : [])),
 ]
 if soakCycles > 0 { runs.append(("soak", Run(name: "hotspot-stress", arguments: ["soak", "--cycles", "\(soakCycles)"]))) }
 runs.removeAll { skip.contains($0.0) }

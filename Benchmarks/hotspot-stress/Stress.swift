@@ -16,7 +16,7 @@ struct HotspotStress: AsyncParsableCommand {
         matches NetworkManager's after each cycle. hotspot-helperd and hotspot-portal-sim are \
         taken from beside this program. Exit status 1 when a check fails.
         """,
-        subcommands: [Load.self, Soak.Command.self])
+        subcommands: [Load.self, Soak.Command.self, FloodCommand.self])
 }
 
 struct Output: ParsableArguments {
@@ -42,6 +42,22 @@ func report(_ figures: [Figure], failures: [String], output: Output, extra: [Str
     }
     for f in failures { note("FAILED: \(f)") }
     if !failures.isEmpty { throw ExitCode(1) }
+}
+
+struct FloodCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flood",
+        abstract: "Hostile intake: RSS and Get latency during unsolicited huge signals and a crowd of waiting polkit checks (needs root and setpriv).")
+    @Option(help: "Unsolicited byte-array signals sent to the daemon.") var signals = 20
+    @Option(help: "Size of each, in MiB.") var signalMib = 30
+    @Option(help: "Unprivileged connections calling at once.") var callers = 250
+    @Option(help: "Calls waiting on polkit per connection.") var callsPerCaller = 4
+    @OptionGroup var output: Output
+
+    func run() async throws {
+        let r = try await Flood(signals: signals, signalMiB: signalMib, callers: callers, callsPerCaller: callsPerCaller).run(verbose: !output.tsv)
+        try report(r.figures, failures: r.failures, output: output)
+    }
 }
 
 struct Load: AsyncParsableCommand {

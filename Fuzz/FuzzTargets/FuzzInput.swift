@@ -95,6 +95,8 @@ public struct FuzzValues {
         case .signature: return .signature((try? Signature(self.type(depth: 3).signature)) ?? .empty)
         case .unixFD: return .int32(0)
         case .variant: return .variant(value(of: self.type(depth: depth + 1), depth: depth + 1))
+        case .array(.byte):
+            return .bytes((0..<input.int(0...(depth > 2 ? 2 : 6))).map { _ in input.byte() })
         case .array(let e):
             return .array(element: e, (0..<input.int(0...(depth > 2 ? 2 : 6))).map { _ in value(of: e, depth: depth + 1) })
         case .dictionary(let k, let v):

@@ -37,6 +37,31 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                                      "org.freedesktop.NetworkManager.Device", "org.freedesktop.NetworkManager.AccessPoint",
                                      "org.freedesktop.NetworkManager.Device.Wireless"]
 
+    static let tightLimits = DecodingLimits(maximumByteArray: 64, maximumArrayItems: 8, maximumString: 64, maximumValues: 64, maximumDepth: 4)
+    static let scanCommand = WireCommand(type: .filterScanList, interface: "wlan0", network: nil, isChosenHelper: false,
+                                         networks: [Network(ssid: SSID("CityFree")), Network(ssid: SSID("Cafe"))], deadline: nil)
+
+    static func checkWithinTightLimits(_ v: DBusValue, depth: Int, count: inout Int) {
+        count += 1
+        precondition(depth <= tightLimits.maximumDepth, "decoded past maximumDepth")
+        switch v {
+        case .string(let s): precondition(s.utf8.count <= tightLimits.maximumString, "decoded a string past maximumString")
+        case .byteArray(let b): precondition(b.count <= tightLimits.maximumByteArray, "decoded an ay past maximumByteArray")
+        case .array(_, let items):
+            precondition(items.count <= tightLimits.maximumArrayItems, "decoded an array past maximumArrayItems")
+            for i in items { checkWithinTightLimits(i, depth: depth + 1, count: &count) }
+        case .dictionary(_, _, let entries):
+            precondition(entries.count <= tightLimits.maximumArrayItems, "decoded a dictionary past maximumArrayItems")
+            for e in entries {
+                checkWithinTightLimits(e.key, depth: depth + 2, count: &count)
+                checkWithinTightLimits(e.value, depth: depth + 2, count: &count)
+            }
+        case .structure(let fields): for f in fields { checkWithinTightLimits(f, depth: depth + 1, count: &count) }
+        case .variant(let inner): checkWithinTightLimits(inner, depth: depth + 1, count: &count)
+        default: break
+        }
+    }
+
     /// Runs the target on `bytes`.
     public func run(_ bytes: [UInt8]) {
         switch self {
@@ -44,10 +69,23 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             if let m = DBusFuzzEntry.decodeMessage(bytes) {
                 for v in m.body { _ = v.signature; try? v.validate() }
             }
+            // The caps (issue 14 item 2): what tight limits let through stays within them, and
+            // the standard limits accept it too.
+            if let m = DBusFuzzEntry.decodeMessage(bytes, limits: Self.tightLimits) {
+                var count = 0
+                for v in m.body { Self.checkWithinTightLimits(v, depth: 0, count: &count) }
+                precondition(count <= Self.tightLimits.maximumValues, "decoded \(count) values past maximumValues")
+                precondition(DBusFuzzEntry.decodeMessage(bytes) != nil, "the standard limits refused what tight limits accepted")
+            }
         case .helperResponse:
             var values = FuzzValues(FuzzInput(bytes), keys: Self.helperKeys)
             let v = values.dictionaryLike()
             _ = try? WireResponse.decode(v)
+            if let held = try? WireResponse.decode(v, answering: Self.scanCommand) {
+                let sent = Set(Self.scanCommand.networks.map(\.ssid))
+                precondition(held.claims.allSatisfy { sent.contains($0.ssid) }, "a claim outside the scan list sent got through")
+                precondition(held.claims.allSatisfy { ($0.password?.secret.utf8.count ?? 0) <= WireResponse.maximumPasswordLength })
+            }
             _ = try? WireCommand.decode(v)
             _ = try? WireNetwork.decode(v)
         case .networkManager:

@@ -65,7 +65,9 @@ public final class PrivateBus: Sendable {
             "/usr/bin/dbus-daemon",
             ["--config-file=\(configuration.path)", "--address=unix:dir=\(dir.path)", "--print-address=1", "--nofork", "--nopidfile"],
             name: "dbus-daemon")
-        guard let line = await process.waitForFirstStdoutLine(timeout: .seconds(10)), line.hasPrefix("unix:") else {
+        // Generous: a loaded 2-core machine starting many buses at once can take seconds; only a
+        // failure waits this long.
+        guard let line = await process.waitForFirstStdoutLine(timeout: .seconds(30)), line.hasPrefix("unix:") else {
             process.stop()
             try? FileManager.default.removeItem(at: dir)
             throw TestKitError.startFailed("dbus-daemon printed no address; its log:\n\(process.output)")
@@ -89,8 +91,9 @@ public final class PrivateBus: Sendable {
     /// A new connection to this bus.
     public func connect() throws -> Connection { try Connection(address: address) }
 
-    /// Waits until `name` has an owner on this bus.
-    public func waitForName(_ name: String, timeout: Duration = .seconds(10)) async throws {
+    /// Waits until `name` has an owner on this bus (generous by default: a loaded machine starting
+    /// many processes at once can take seconds; only a failure waits that long).
+    public func waitForName(_ name: String, timeout: Duration = .seconds(30)) async throws {
         let c = try connect()
         defer { Task { await c.close() } }
         let deadline = ContinuousClock.now + timeout
@@ -102,7 +105,7 @@ public final class PrivateBus: Sendable {
     }
 
     /// Waits until nobody owns `name` on this bus.
-    public func waitForNameGone(_ name: String, timeout: Duration = .seconds(10)) async throws {
+    public func waitForNameGone(_ name: String, timeout: Duration = .seconds(30)) async throws {
         let c = try connect()
         defer { Task { await c.close() } }
         let deadline = ContinuousClock.now + timeout

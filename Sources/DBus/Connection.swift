@@ -18,10 +18,24 @@ public actor Connection {
     public nonisolated let uniqueName: String
     /// The address it connected to.
     public nonisolated let address: String
+    /// How much of a received message is decoded (see ``DecodingLimits``).
+    public nonisolated let limits: DecodingLimits
+
+    /// What this connection refused without decoding, for tests and benchmarks.
+    public struct IntakeCounts: Sendable, Equatable {
+        /// Signals no match rule of ours could match, dropped before their body was decoded.
+        public var unsolicitedSignals = 0
+        /// Messages over ``DecodingLimits``.
+        public var overLimit = 0
+        /// Replies from a connection other than the one called.
+        public var forgedReplies = 0
+    }
+    /// Counts of refused messages since the connection opened.
+    public private(set) var intake = IntakeCounts()
 
     /// `DBusConnection*`; nil once closed. Only touched on the bus thread (actor-isolated), except
     /// in deinit when nothing else can reach it.
-    private var raw: OpaquePointer? {
+    var raw: OpaquePointer? {
         didSet { rawForDeinit = raw }
     }
     /// A copy of `raw` that deinit may read: deinit is nonisolated, and when it runs no other
@@ -59,13 +73,13 @@ public actor Connection {
     /// Owners of well-known names used as `sender=` in active rules, with a use count.
     private var trackedOwners: [BusName: (owner: String?, uses: Int)] = [:]
 
-    private var objects: [ObjectPath: [DBusInterface]] = [:]
+    var objects: [ObjectPath: [DBusInterface]] = [:]
 
     // MARK: - Opening and closing
 
     /// Connects to the bus at `address` and registers (`Hello`). This blocks the caller for the
     /// socket connect and one round trip; do it at start-up.
-    public init(address: String) throws {
+    public init(address: String, limits: DecodingLimits = .standard) throws {
         dbus_threads_init_default()
         let err = DBusErrorStruct()
         let conn = address.withCString { dbus_connection_open_private($0, &err.raw) }
@@ -86,6 +100,7 @@ public actor Connection {
         self.rawForDeinit = conn
         self.fd = fd
         self.address = address
+        self.limits = limits
         self.uniqueName = dbus_bus_get_unique_name(conn).map { String(cString: $0) } ?? ""
         self.thread = BusThread()
         thread.start(serving: IOClient(self))
@@ -175,7 +190,7 @@ public actor Connection {
 
     private func ioReady(revents: Int16) {
         if let conn = raw {
-            if revents != 0 { _ = dbus_connection_read_write(conn, 0) }
+            if revents != 0 { readAvailable(conn) }
             while let conn = raw, let m = dbus_connection_pop_message(conn) {
                 route(RawMessage(owning: m))
             }
@@ -188,6 +203,22 @@ public actor Connection {
             }
         }
         expireDeadlines()
+    }
+
+    /// libdbus reads at most 2 KiB per iteration, so a 30 MB message (a hostile one, say) takes
+    /// 15,000 of them. Reading on while bytes are waiting and no whole message is queued does
+    /// those iterations here instead of through the thread's poll loop, so the calls queued
+    /// behind a huge message wait milliseconds, not a quarter second; the bound keeps deadlines
+    /// and replies moving.
+    private func readAvailable(_ conn: OpaquePointer) {
+        var rounds = 0
+        repeat {
+            _ = dbus_connection_read_write(conn, 0)
+            rounds += 1
+            guard dbus_connection_get_dispatch_status(conn) != DBUS_DISPATCH_DATA_REMAINS else { return }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 0) > 0, p.revents & Int16(POLLIN) != 0 else { return }
+        } while rounds < 16_384
     }
 
     private func expireDeadlines() {
@@ -208,15 +239,35 @@ public actor Connection {
     }
 
     private func route(_ raw: RawMessage) {
+        let type = dbus_message_get_type(raw.pointer)
+        let sender = dbus_message_get_sender(raw.pointer).map { String(cString: $0) } ?? ""
+        if type == DBUS_MESSAGE_TYPE_SIGNAL, !isSolicited(raw.pointer, sender: sender) {
+            // No rule of ours matches its header: not decoded at all (a 30 MB byte array
+            // unicast to us costs nothing but libdbus's read).
+            intake.unsolicitedSignals += 1
+            return
+        }
+        let isReply = type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR
+        if isReply {
+            let replySerial = dbus_message_get_reply_serial(raw.pointer)
+            guard let p = pending[replySerial] else { return }
+            guard replyIsFromCallee(sender, destination: p.destination) else {
+                // Someone guessed a serial: the real reply may still come.
+                intake.forgedReplies += 1
+                return
+            }
+        }
         let message: Message
         do {
-            message = try raw.decoded()
+            message = try raw.decoded(limits: limits)
         } catch {
-            // libdbus validated the message on receipt; this is out-of-memory territory. Answer
-            // calls so the peer is not left waiting.
-            if dbus_message_get_type(raw.pointer) == DBUS_MESSAGE_TYPE_METHOD_CALL,
-               let sender = dbus_message_get_sender(raw.pointer).map({ String(cString: $0) }) {
-                replyError(serial: dbus_message_get_serial(raw.pointer), to: sender, name: DBusErrorName.invalidArgs, text: error.message)
+            // Over a decoding limit (or out of memory). Answer calls so the peer is not left
+            // waiting, and fail the call a reply belongs to rather than let it time out.
+            intake.overLimit += 1
+            if type == DBUS_MESSAGE_TYPE_METHOD_CALL, !sender.isEmpty {
+                replyError(serial: dbus_message_get_serial(raw.pointer), to: sender, name: DBusErrorName.limitsExceeded, text: error.message)
+            } else if isReply, let p = pending.removeValue(forKey: dbus_message_get_reply_serial(raw.pointer)) {
+                complete(p.handler, .failure(error))
             }
             return
         }
@@ -240,10 +291,13 @@ public actor Connection {
     /// Calls a method and returns the reply's body. Throws ``DBusError`` for invalid arguments
     /// (before anything is sent), remote errors (name and message kept), timeouts, cancellation
     /// and disconnection.
+    /// With `interactive`, the call allows interactive authorization: the service may have
+    /// polkit ask the user while the call waits.
     public func call(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
-                     body: [DBusValue] = [], timeout: Duration = .seconds(25), autoStart: Bool = true) async throws -> [DBusValue] {
+                     body: [DBusValue] = [], timeout: Duration = .seconds(25), autoStart: Bool = true,
+                     interactive: Bool = false) async throws -> [DBusValue] {
         try await callMessage(destination: destination, path: path, interface: interface, member: member,
-                              body: body, timeout: timeout, autoStart: autoStart).body
+                              body: body, timeout: timeout, autoStart: autoStart, interactive: interactive).body
     }
 
     /// Like ``call(destination:path:interface:member:body:timeout:autoStart:)`` with names given
@@ -256,10 +310,12 @@ public actor Connection {
 
     /// The full reply message (with its sender and signature).
     public func callMessage(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
-                            body: [DBusValue] = [], timeout: Duration = .seconds(25), autoStart: Bool = true) async throws -> Message {
+                            body: [DBusValue] = [], timeout: Duration = .seconds(25), autoStart: Bool = true,
+                            interactive: Bool = false) async throws -> Message {
         try Marshal.validateBody(body)
         if Task.isCancelled { throw DBusError.cancelled }
-        let serial = try send(destination: destination, path: path, interface: interface, member: member, body: body, autoStart: autoStart)
+        let serial = try send(destination: destination, path: path, interface: interface, member: member, body: body,
+                              autoStart: autoStart, interactive: interactive)
         let deadline = ContinuousClock.now.advanced(by: timeout)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Message, any Error>) in
@@ -307,10 +363,11 @@ public actor Connection {
     }
 
     private func send(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
-                      body: [DBusValue], autoStart: Bool) throws -> UInt32 {
+                      body: [DBusValue], autoStart: Bool, interactive: Bool = false) throws -> UInt32 {
         guard let conn = raw else { throw DBusError.disconnected(disconnectReason ?? "closed") }
         let msg = try RawMessage.methodCall(destination: destination, path: path, interface: interface, member: member)
         if !autoStart { dbus_message_set_auto_start(msg.pointer, 0) }
+        if interactive { dbus_message_set_allow_interactive_authorization(msg.pointer, 1) }
         try Marshal.append(body, to: msg.pointer)
         var serial: UInt32 = 0
         guard dbus_connection_send(conn, msg.pointer, &serial) != 0 else {
@@ -442,6 +499,30 @@ public actor Connection {
                   member: "NameOwnerChanged", arguments: [0: name.rawValue])
     }
 
+    /// Whether a signal's header can match one of our rules (or is libdbus's own Disconnected).
+    private func isSolicited(_ m: OpaquePointer, sender: String) -> Bool {
+        guard let pathText = dbus_message_get_path(m).map({ String(cString: $0) }), let path = try? ObjectPath(pathText),
+              let interface = dbus_message_get_interface(m).map({ String(cString: $0) }),
+              let member = dbus_message_get_member(m).map({ String(cString: $0) }) else { return false }
+        if interface == "org.freedesktop.DBus.Local" { return true }
+        return subscriptions.values.contains {
+            $0.rule.matchesHeader(sender: sender, path: path, interface: interface, member: member, owner: { trackedOwners[$0]?.owner })
+        }
+    }
+
+    /// A reply must come from the connection that was called: the unique name called, the bus
+    /// itself, or the current owner of the well-known name called when this connection tracks
+    /// it (names used as a signal rule's sender are tracked). An untracked well-known name is
+    /// not checked here; the system bus itself refuses replies nobody asked for.
+    private func replyIsFromCallee(_ sender: String, destination: String) -> Bool {
+        // The bus answers for a callee that is gone or leaves without replying (ServiceUnknown,
+        // NoReply); no peer can send as org.freedesktop.DBus, so such a reply is never forged.
+        if sender == destination || destination == "(none)" || sender == Connection.busName.rawValue { return true }
+        guard let name = try? BusName(destination), !name.isUnique else { return false }
+        guard let tracked = trackedOwners[name] else { return true }
+        return tracked.owner == nil || tracked.owner == sender
+    }
+
     private func routeSignal(_ message: Message) {
         guard let path = message.path, let interface = message.interface, let member = message.member else { return }
         if interface == "org.freedesktop.DBus.Local" && member == "Disconnected" {
@@ -453,315 +534,6 @@ public actor Connection {
             for (_, handler) in sub.internalHandlers { handler(self, signal) }
             for (_, c) in sub.streams { c.yield(signal) }
         }
-    }
-
-    // MARK: - Exported objects
-
-    /// Exports `interfaces` at `path` (replacing what was there). Introspection, Properties and
-    /// Peer are answered from the same tables.
-    public func export(_ interfaces: [DBusInterface], at path: ObjectPath) throws {
-        var seen = Set<InterfaceName>()
-        for iface in interfaces {
-            try iface.validate()
-            guard seen.insert(iface.name).inserted else {
-                throw DBusError.invalidValue("interface \(iface.name) is exported twice at \(path)")
-            }
-        }
-        objects[path] = interfaces
-    }
-
-    /// Removes the object at `path`.
-    public func unexport(_ path: ObjectPath) {
-        objects[path] = nil
-    }
-
-    /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` for declared properties:
-    /// values of `emitsChanged: .yes` properties are sent, `.invalidates` ones are listed as
-    /// invalidated; `const` and `no` properties are refused.
-    public func propertiesChanged(path: ObjectPath, interface: InterfaceName, _ changed: [String: DBusValue]) throws {
-        guard let iface = objects[path]?.first(where: { $0.name == interface }) else {
-            throw DBusError.invalidValue("no interface \(interface) is exported at \(path)")
-        }
-        var values: [String: DBusValue] = [:]
-        var invalidated: [String] = []
-        for (name, value) in changed {
-            guard let prop = iface.property(name) else {
-                throw DBusError.invalidValue("interface \(interface) has no property \(quoted(name))")
-            }
-            guard value.type == prop.type else {
-                throw DBusError.invalidValue("property \(interface).\(name) has type \(prop.type.signature), not \(value.signature)")
-            }
-            switch prop.emitsChanged {
-            case .yes: values[name] = value
-            case .invalidates: invalidated.append(name)
-            case .const, .no:
-                throw DBusError.invalidValue("property \(interface).\(name) is declared not to emit changes")
-            }
-        }
-        try emit(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
-                 body: [.string(interface.rawValue), .varDict(values), .strings(invalidated.sorted())])
-    }
-
-    private func dispatch(_ message: Message) {
-        let serial = message.serial
-        let sender = message.sender
-        let reply: @Sendable (Result<[DBusValue], any Error>) async -> Void = { [weak self] result in
-            guard !message.noReplyExpected else { return }
-            await self?.sendReply(serial: serial, to: sender, result)
-        }
-        guard let path = message.path, let memberText = message.member, let member = try? MemberName(memberText) else {
-            return replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "the call names no valid member")
-        }
-        let interfaceText = message.interface
-        let sig = message.signature
-
-        func argsError(_ expected: String) {
-            replyError(serial: serial, to: sender, name: DBusErrorName.invalidArgs,
-                       text: "\(interfaceText ?? "")\(interfaceText == nil ? "" : ".")\(memberText) expects arguments of signature '\(expected)', got '\(sig)'")
-        }
-
-        switch interfaceText {
-        case StandardInterfaces.peer?:
-            switch memberText {
-            case "Ping":
-                guard sig.isEmpty else { return argsError("") }
-                return replyNow(serial: serial, to: sender, [])
-            case "GetMachineId":
-                guard sig.isEmpty else { return argsError("") }
-                let err = DBusErrorStruct()
-                let id = dbus_try_get_local_machine_id(&err.raw)
-                guard let id else {
-                    return replyError(serial: serial, to: sender, name: DBusErrorName.failed, text: err.takeMessage() ?? "no machine id")
-                }
-                let text = String(cString: id)
-                dbus_free(id)
-                return replyNow(serial: serial, to: sender, [.string(text)])
-            default:
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "org.freedesktop.DBus.Peer has no method \(quoted(memberText))")
-            }
-        case StandardInterfaces.introspectable?:
-            guard memberText == "Introspect" else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "org.freedesktop.DBus.Introspectable has no method \(quoted(memberText))")
-            }
-            guard sig.isEmpty else { return argsError("") }
-            let children = childNames(of: path)
-            guard objects[path] != nil || !children.isEmpty || path == .root else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownObject, text: "no object at \(path)")
-            }
-            let xml = IntrospectionXML.render(objects[path] ?? [], children: children, standard: objects[path] != nil)
-            return replyNow(serial: serial, to: sender, [.string(xml)])
-        case StandardInterfaces.properties?:
-            guard let interfaces = objects[path] else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownObject, text: "no object at \(path)")
-            }
-            return dispatchProperties(message, interfaces: interfaces, path: path, argsError: argsError, reply: reply)
-        default:
-            break
-        }
-
-        guard let interfaces = objects[path] else {
-            return replyError(serial: serial, to: sender, name: DBusErrorName.unknownObject, text: "no object at \(path)")
-        }
-        let method: DBusMethod
-        let ifaceName: InterfaceName
-        if let interfaceText {
-            guard let iface = interfaces.first(where: { $0.name.rawValue == interfaceText }) else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownInterface, text: "object \(path) has no interface \(quoted(interfaceText))")
-            }
-            guard let m = iface.method(memberText) else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "interface \(interfaceText) has no method \(quoted(memberText))")
-            }
-            method = m
-            ifaceName = iface.name
-        } else {
-            guard let iface = interfaces.first(where: { $0.method(memberText) != nil }), let m = iface.method(memberText) else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "object \(path) has no method \(quoted(memberText))")
-            }
-            method = m
-            ifaceName = iface.name
-        }
-        guard sig == method.inputSignature else { return argsError(method.inputSignature) }
-        let call = MethodCall(sender: sender, path: path, interface: ifaceName, member: member, body: message.body)
-        let handler = method.handler
-        let outSig = method.outputSignature
-        Task.detached {
-            do {
-                let out = try await handler(call)
-                let got = out.map(\.signature).joined()
-                guard got == outSig else {
-                    throw DBusError.remote(name: DBusErrorName.failed,
-                                           message: "internal error: \(ifaceName).\(member) returned '\(got)' instead of '\(outSig)'")
-                }
-                await reply(.success(out))
-            } catch {
-                await reply(.failure(error))
-            }
-        }
-    }
-
-    private func dispatchProperties(_ message: Message, interfaces: [DBusInterface], path: ObjectPath,
-                                    argsError: (String) -> Void,
-                                    reply: @escaping @Sendable (Result<[DBusValue], any Error>) async -> Void) {
-        let serial = message.serial
-        let sender = message.sender
-        let body = message.body
-        func find(_ name: DBusValue) -> DBusInterface? {
-            guard case .string(let n) = name else { return nil }
-            return interfaces.first { $0.name.rawValue == n }
-        }
-        switch message.member {
-        case "Get":
-            guard message.signature == "ss" else { return argsError("ss") }
-            guard let iface = find(body[0]) else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownInterface, text: "object \(path) has no interface \(body[0])")
-            }
-            guard let prop = iface.property(body[1].string ?? ""), let get = prop.get else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownProperty, text: "interface \(iface.name) has no readable property \(body[1])")
-            }
-            let type = prop.type
-            let name = "\(iface.name).\(prop.name)"
-            Task.detached {
-                do {
-                    let value = try await get()
-                    guard value.type == type else {
-                        throw DBusError.remote(name: DBusErrorName.failed, message: "internal error: property \(name) produced \(value.signature), declared \(type.signature)")
-                    }
-                    await reply(.success([.variant(value)]))
-                } catch { await reply(.failure(error)) }
-            }
-        case "GetAll":
-            guard message.signature == "s" else { return argsError("s") }
-            guard let iface = find(body[0]) else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownInterface, text: "object \(path) has no interface \(body[0])")
-            }
-            let readable = iface.properties.filter { $0.get != nil }
-            Task.detached {
-                // One failing property must not fail GetAll: busctl introspect gives up if it does.
-                var values: [String: DBusValue] = [:]
-                for prop in readable {
-                    if let v = try? await prop.get!(), v.type == prop.type { values[prop.name.rawValue] = v }
-                }
-                await reply(.success([.varDict(values)]))
-            }
-        case "Set":
-            guard message.signature == "ssv" else { return argsError("ssv") }
-            guard let iface = find(body[0]) else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownInterface, text: "object \(path) has no interface \(body[0])")
-            }
-            guard let prop = iface.property(body[1].string ?? "") else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.unknownProperty, text: "interface \(iface.name) has no property \(body[1])")
-            }
-            guard let set = prop.set else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.propertyReadOnly, text: "property \(iface.name).\(prop.name) is read-only")
-            }
-            guard case .variant(let value) = body[2], value.type == prop.type else {
-                return replyError(serial: serial, to: sender, name: DBusErrorName.invalidArgs,
-                                  text: "property \(iface.name).\(prop.name) has type \(prop.type.signature), got \(body[2].unwrapped.signature)")
-            }
-            let call = MethodCall(sender: sender, path: path, interface: "org.freedesktop.DBus.Properties", member: "Set", body: body)
-            let ifaceName = iface.name
-            let emits = prop.emitsChanged
-            let propName = prop.name.rawValue
-            Task.detached { [weak self] in
-                do {
-                    try await set(value, call)
-                    if emits == .yes || emits == .invalidates {
-                        try? await self?.propertiesChanged(path: path, interface: ifaceName, [propName: value])
-                    }
-                    await reply(.success([]))
-                } catch { await reply(.failure(error)) }
-            }
-        default:
-            replyError(serial: serial, to: sender, name: DBusErrorName.unknownMethod, text: "org.freedesktop.DBus.Properties has no method \(quoted(message.member ?? ""))")
-        }
-    }
-
-    private func childNames(of path: ObjectPath) -> [String] {
-        let prefix = path.rawValue == "/" ? "/" : path.rawValue + "/"
-        var names = Set<String>()
-        for p in objects.keys where p.rawValue.hasPrefix(prefix) && p != path {
-            let rest = p.rawValue.dropFirst(prefix.count)
-            if let first = rest.split(separator: "/").first { names.insert(String(first)) }
-        }
-        return names.sorted()
-    }
-
-    private func sendReply(serial: UInt32, to sender: String, _ result: Result<[DBusValue], any Error>) {
-        switch result {
-        case .success(let values): replyNow(serial: serial, to: sender, values)
-        case .failure(let error as any DBusErrorConvertible):
-            replyError(serial: serial, to: sender, name: error.dbusErrorName, text: error.dbusErrorMessage)
-        case .failure(let error):
-            replyError(serial: serial, to: sender, name: DBusErrorName.failed, text: "\(error)")
-        }
-    }
-
-    private func replyNow(serial: UInt32, to sender: String, _ values: [DBusValue]) {
-        guard let conn = raw else { return }
-        do {
-            try Marshal.validateBody(values)
-            let msg = try RawMessage.methodReturn(replySerial: serial, destination: sender)
-            try Marshal.append(values, to: msg.pointer)
-            _ = dbus_connection_send(conn, msg.pointer, nil)
-        } catch {
-            replyError(serial: serial, to: sender, name: DBusErrorName.failed, text: "internal error: invalid reply: \(error)")
-        }
-    }
-
-    private func replyError(serial: UInt32, to sender: String, name: String, text: String) {
-        guard let conn = raw, let msg = try? RawMessage.errorReply(replySerial: serial, destination: sender, name: name, text: text) else { return }
-        _ = dbus_connection_send(conn, msg.pointer, nil)
-    }
-}
-
-/// `DBusError` (the C struct), initialised and freed in Swift.
-final class DBusErrorStruct {
-    var raw = CDBus.DBusError()
-    init() { dbus_error_init(&raw) }
-    deinit { dbus_error_free(&raw) }
-    func takeMessage() -> String? {
-        guard dbus_error_is_set(&raw) != 0 else { return nil }
-        let name = raw.name.map { String(cString: $0) } ?? ""
-        let text = raw.message.map { String(cString: $0) } ?? ""
-        return name.isEmpty ? text : "\(text) (\(name))"
-    }
-}
-
-/// Deadlines of pending calls, earliest first (a binary heap with lazy deletion).
-struct DeadlineHeap {
-    private var items: [(ContinuousClock.Instant, UInt32)] = []
-    var isEmpty: Bool { items.isEmpty }
-    var count: Int { items.count }
-    var peekDeadline: ContinuousClock.Instant? { items.first?.0 }
-
-    mutating func insert(_ deadline: ContinuousClock.Instant, _ serial: UInt32) {
-        items.append((deadline, serial))
-        var i = items.count - 1
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard items[i].0 < items[parent].0 else { break }
-            items.swapAt(i, parent)
-            i = parent
-        }
-    }
-
-    mutating func popExpired(now: ContinuousClock.Instant) -> (ContinuousClock.Instant, UInt32)? {
-        guard let first = items.first, first.0 <= now else { return nil }
-        let last = items.removeLast()
-        if !items.isEmpty {
-            items[0] = last
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < items.count && items[l].0 < items[m].0 { m = l }
-                if r < items.count && items[r].0 < items[m].0 { m = r }
-                if m == i { break }
-                items.swapAt(i, m)
-                i = m
-            }
-        }
-        return first
     }
 }
 

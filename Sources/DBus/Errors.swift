@@ -73,4 +73,5 @@ public enum DBusErrorName {
     public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
     public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
     public static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
+    public static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
 }

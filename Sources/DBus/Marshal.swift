@@ -1,4 +1,7 @@
 import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Marshalling between `DBusValue` and libdbus message iterators. Everything here runs on the
 // connection's thread (or in tests, on a message no other thread sees). Values are validated
@@ -54,17 +57,12 @@ enum Marshal {
         case .objectPath(let p): return appendString(&iter, "o", p.rawValue)
         case .signature(let g): return appendString(&iter, "g", g.rawValue)
         case .unixFD(let fd): return appendBasic(&iter, "h", fd.rawValue)
+        case .byteArray(let bytes):
+            return appendBytes(&iter, bytes)
         case .array(.byte, let items):
-            return container(&iter, "a", "y") { sub in
-                var bytes = [UInt8](); bytes.reserveCapacity(items.count)
-                for case .byte(let b) in items { bytes.append(b) }
-                return bytes.withUnsafeBufferPointer { buf in
-                    var base = buf.baseAddress ?? UnsafePointer(bitPattern: 1)!
-                    return withUnsafePointer(to: &base) { pp in
-                        dbus_message_iter_append_fixed_array(&sub, Int32(UInt8(ascii: "y")), UnsafeRawPointer(pp), Int32(buf.count)) != 0
-                    }
-                }
-            }
+            var bytes = [UInt8](); bytes.reserveCapacity(items.count)
+            for case .byte(let b) in items { bytes.append(b) }
+            return appendBytes(&iter, bytes)
         case .array(let element, let items):
             return container(&iter, "a", element.signature) { sub in
                 for item in items where !append(item, to: &sub) { return false }
@@ -90,6 +88,17 @@ enum Marshal {
         }
     }
 
+    private static func appendBytes(_ iter: inout DBusMessageIter, _ bytes: [UInt8]) -> Bool {
+        container(&iter, "a", "y") { sub in
+            bytes.withUnsafeBufferPointer { buf in
+                var base = buf.baseAddress ?? UnsafePointer(bitPattern: 1)!
+                return withUnsafePointer(to: &base) { pp in
+                    dbus_message_iter_append_fixed_array(&sub, Int32(UInt8(ascii: "y")), UnsafeRawPointer(pp), Int32(buf.count)) != 0
+                }
+            }
+        }
+    }
+
     private static func container(_ iter: inout DBusMessageIter, _ code: Character, _ contained: String?,
                                   _ body: (inout DBusMessageIter) -> Bool) -> Bool {
         var sub = DBusMessageIter()
@@ -109,13 +118,15 @@ enum Marshal {
 
     // MARK: decoding
 
-    /// Decodes the whole body of `message`.
-    static func decodeBody(_ message: OpaquePointer) throws(DBusError) -> [DBusValue] {
+    /// Decodes the whole body of `message`, within `limits`: every size is checked before the
+    /// values it announces are built.
+    static func decodeBody(_ message: OpaquePointer, limits: DecodingLimits = .standard) throws(DBusError) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(message, &iter) != 0 else { return [] }
+        var budget = DecodingBudget(limits)
         var values: [DBusValue] = []
         repeat {
-            values.append(try decode(&iter))
+            values.append(try decode(&iter, depth: 0, &budget))
         } while dbus_message_iter_next(&iter) != 0
         return values
     }
@@ -126,10 +137,11 @@ enum Marshal {
         return v
     }
 
-    private static func cString(_ iter: inout DBusMessageIter) -> String {
+    private static func cString(_ iter: inout DBusMessageIter, _ budget: DecodingBudget) throws(DBusError) -> String {
         var p: UnsafePointer<CChar>? = nil
         withUnsafeMutablePointer(to: &p) { dbus_message_iter_get_basic(&iter, UnsafeMutableRawPointer($0)) }
         guard let p else { return "" }
+        try budget.checkString(strlen(p))
         return String(cString: p)
     }
 
@@ -141,7 +153,8 @@ enum Marshal {
         return try DBusType(String(cString: raw))
     }
 
-    static func decode(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+    static func decode(_ iter: inout DBusMessageIter, depth: Int, _ budget: inout DecodingBudget) throws(DBusError) -> DBusValue {
+        try budget.take(1)
         let code = dbus_message_iter_get_arg_type(&iter)
         switch UInt8(truncatingIfNeeded: code) {
         case UInt8(ascii: "y"): return .byte(basic(&iter, UInt8(0)))
@@ -153,51 +166,64 @@ enum Marshal {
         case UInt8(ascii: "x"): return .int64(basic(&iter, Int64(0)))
         case UInt8(ascii: "t"): return .uint64(basic(&iter, UInt64(0)))
         case UInt8(ascii: "d"): return .double(basic(&iter, Double(0)))
-        case UInt8(ascii: "s"): return .string(cString(&iter))
-        case UInt8(ascii: "o"): return .objectPath(try ObjectPath(cString(&iter)))
-        case UInt8(ascii: "g"): return .signature(try Signature(cString(&iter)))
+        case UInt8(ascii: "s"): return .string(try cString(&iter, budget))
+        case UInt8(ascii: "o"): return .objectPath(try ObjectPath(try cString(&iter, budget)))
+        case UInt8(ascii: "g"): return .signature(try Signature(try cString(&iter, budget)))
         case UInt8(ascii: "h"):
             // libdbus duplicates the descriptor for us: we own it.
             return .unixFD(FileDescriptor(basic(&iter, Int32(-1)), owned: true))
         case UInt8(ascii: "v"):
+            try budget.checkDepth(depth + 1)
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
-            return .variant(try decode(&sub))
+            return .variant(try decode(&sub, depth: depth + 1, &budget))
         case UInt8(ascii: "r"):
+            try budget.checkDepth(depth + 1)
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
             var fields: [DBusValue] = []
             while dbus_message_iter_get_arg_type(&sub) != 0 {
-                fields.append(try decode(&sub))
+                fields.append(try decode(&sub, depth: depth + 1, &budget))
                 dbus_message_iter_next(&sub)
             }
             return .structure(fields)
         case UInt8(ascii: "a"):
+            try budget.checkDepth(depth + 1)
             let type = try iterSignature(&iter)
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
-            switch type {
-            case .array(.byte):
+            if case .array(.byte) = type {
+                // One buffer, sized before it is copied: never one value per byte.
                 var ptr: UnsafePointer<UInt8>? = nil
                 var n: Int32 = 0
                 withUnsafeMutablePointer(to: &ptr) { dbus_message_iter_get_fixed_array(&sub, UnsafeMutableRawPointer($0), &n) }
-                let bytes = ptr.map { Array(UnsafeBufferPointer(start: $0, count: Int(n))) } ?? []
-                return .bytes(bytes)
+                try budget.checkBytes(Int(n))
+                return .byteArray(ptr.map { Array(UnsafeBufferPointer(start: $0, count: Int(n))) } ?? [])
+            }
+            // Counted without decoding (libdbus skips over the items), then checked.
+            let count = Int(dbus_message_iter_get_element_count(&iter))
+            try budget.checkItems(count)
+            try budget.take(count)
+            budget.valuesLeft += count  // taken again one by one below; this only refused early
+            switch type {
             case .array(let element):
                 var items: [DBusValue] = []
+                items.reserveCapacity(count)
                 while dbus_message_iter_get_arg_type(&sub) != 0 {
-                    items.append(try decode(&sub))
+                    items.append(try decode(&sub, depth: depth + 1, &budget))
                     dbus_message_iter_next(&sub)
                 }
                 return .array(element: element, items)
             case .dictionary(let k, let v):
+                try budget.checkDepth(depth + 2)
                 var entries: [DictEntry] = []
+                entries.reserveCapacity(count)
                 while dbus_message_iter_get_arg_type(&sub) != 0 {
                     var e = DBusMessageIter()
                     dbus_message_iter_recurse(&sub, &e)
-                    let key = try decode(&e)
+                    let key = try decode(&e, depth: depth + 2, &budget)
                     dbus_message_iter_next(&e)
-                    let value = try decode(&e)
+                    let value = try decode(&e, depth: depth + 2, &budget)
                     entries.append(DictEntry(key, value))
                     dbus_message_iter_next(&sub)
                 }

@@ -47,22 +47,32 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
 
     /// Quotes a value: apostrophes cannot appear inside quotes, so they are written as `\'` between
     /// quoted parts.
+    /// Whether a signal with this header can match (the arguments are not looked at): a signal
+    /// no rule of ours can match is dropped before its body is decoded.
+    func matchesHeader(sender signalSender: String, path signalPath: ObjectPath, interface signalInterface: String, member signalMember: String,
+                       owner: (BusName) -> String?) -> Bool {
+        if signalInterface != interface.rawValue { return false }
+        if let member, signalMember != member.rawValue { return false }
+        if let path, signalPath != path { return false }
+        if let pathNamespace, !signalPath.isInNamespace(pathNamespace) { return false }
+        if let sender {
+            if sender.isUnique || sender.rawValue == "org.freedesktop.DBus" {
+                if signalSender != sender.rawValue { return false }
+            } else if signalSender != owner(sender) {
+                return false
+            }
+        }
+        return true
+    }
+
     static func quote(_ s: String) -> String {
         "'" + s.replacingAll("'", with: "'\\''") + "'"
     }
 
     /// Whether `signal` matches this rule; `owner` resolves a well-known sender to its unique name.
     func matches(_ signal: Signal, owner: (BusName) -> String?) -> Bool {
-        if signal.interface != interface.rawValue { return false }
-        if let member, signal.member != member.rawValue { return false }
-        if let path, signal.path != path { return false }
-        if let pathNamespace, !signal.path.isInNamespace(pathNamespace) { return false }
-        if let sender {
-            if sender.isUnique || sender.rawValue == "org.freedesktop.DBus" {
-                if signal.sender != sender.rawValue { return false }
-            } else if signal.sender != owner(sender) {
-                return false
-            }
+        guard matchesHeader(sender: signal.sender, path: signal.path, interface: signal.interface, member: signal.member, owner: owner) else {
+            return false
         }
         for (n, value) in arguments {
             guard n < signal.body.count, case .string(let s) = signal.body[n], s == value else { return false }

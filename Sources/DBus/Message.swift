@@ -21,6 +21,9 @@ public struct Message: Sendable {
     public var signature: String
     public var body: [DBusValue]
     public var noReplyExpected: Bool
+    /// The caller set ALLOW_INTERACTIVE_AUTHORIZATION: it is ready to wait while polkit asks
+    /// the user (`busctl --allow-interactive-authorization`, GDBus's flag of that name).
+    public var allowsInteractiveAuthorization: Bool = false
 
     /// The first body value, when it is a string (the text of an error reply).
     var errorText: String { body.first?.string ?? "" }
@@ -43,6 +46,9 @@ public struct MethodCall: Sendable {
     public var interface: InterfaceName
     public var member: MemberName
     public var body: [DBusValue]
+    /// Whether the caller allows polkit to ask the user while this call waits; a handler passes
+    /// it on as polkit's AllowUserInteraction flag, never more.
+    public var allowsInteractiveAuthorization: Bool = false
 }
 
 /// An owned `DBusMessage*`, unreferenced on deinit. Never leaves the connection's thread.
@@ -101,8 +107,8 @@ final class RawMessage {
         return raw
     }
 
-    /// Decodes header and body into a Sendable ``Message``.
-    func decoded() throws(DBusError) -> Message {
+    /// Decodes header and body into a Sendable ``Message``, the body within `limits`.
+    func decoded(limits: DecodingLimits = .standard) throws(DBusError) -> Message {
         let m = pointer
         let kind: MessageKind
         switch dbus_message_get_type(m) {
@@ -124,16 +130,17 @@ final class RawMessage {
             member: str(dbus_message_get_member(m)),
             errorName: str(dbus_message_get_error_name(m)),
             signature: str(dbus_message_get_signature(m)) ?? "",
-            body: try Marshal.decodeBody(m),
-            noReplyExpected: dbus_message_get_no_reply(m) != 0)
+            body: try Marshal.decodeBody(m, limits: limits),
+            noReplyExpected: dbus_message_get_no_reply(m) != 0,
+            allowsInteractiveAuthorization: dbus_message_get_allow_interactive_authorization(m) != 0)
     }
 }
 
 /// Entry points for the fuzzers (`hotspot-fuzz`); not API.
 @_spi(Fuzzing) public enum DBusFuzzEntry {
     /// Parses `bytes` as a whole D-Bus message the way a received one is parsed (libdbus's
-    /// validation, then this layer's decoding); nil when libdbus refuses it.
-    public static func decodeMessage(_ bytes: [UInt8]) -> Message? {
+    /// validation, then this layer's decoding within `limits`); nil when either refuses it.
+    public static func decodeMessage(_ bytes: [UInt8], limits: DecodingLimits = .standard) -> Message? {
         let err = DBusErrorStruct()
         let parsed = bytes.withUnsafeBufferPointer { buf -> OpaquePointer? in
             buf.baseAddress.map { base in
@@ -141,7 +148,7 @@ final class RawMessage {
             } ?? nil
         }
         guard let parsed else { return nil }
-        return try? RawMessage(owning: parsed).decoded()
+        return try? RawMessage(owning: parsed).decoded(limits: limits)
     }
 
     /// Marshals `values` into a method call and returns its wire bytes (seeds for the fuzzer).

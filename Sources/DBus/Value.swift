@@ -45,8 +45,11 @@ public indirect enum DBusValue: Sendable, Hashable {
     case objectPath(ObjectPath)
     case signature(Signature)
     case unixFD(FileDescriptor)
-    /// An array of items of type `element`.
+    /// An array of items of type `element`. An `ay` is ``byteArray(_:)`` instead: received
+    /// byte arrays always decode to that, one buffer rather than one value per byte.
     case array(element: DBusType, [DBusValue])
+    /// An `ay`, as bytes.
+    case byteArray([UInt8])
     /// A dictionary `a{kv}`; entries keep their order.
     case dictionary(key: DBusType, value: DBusType, [DictEntry])
     case structure([DBusValue])
@@ -69,6 +72,7 @@ public indirect enum DBusValue: Sendable, Hashable {
         case .signature: return .signature
         case .unixFD: return .unixFD
         case .array(let e, _): return .array(e)
+        case .byteArray: return .array(.byte)
         case .dictionary(let k, let v, _): return .dictionary(key: k, value: v)
         case .structure(let fields): return .structure(fields.map(\.type))
         case .variant: return .variant
@@ -128,7 +132,7 @@ public indirect enum DBusValue: Sendable, Hashable {
 
 extension DBusValue {
     /// `ay` from bytes.
-    public static func bytes(_ bytes: [UInt8]) -> DBusValue { .array(element: .byte, bytes.map { .byte($0) }) }
+    public static func bytes(_ bytes: [UInt8]) -> DBusValue { .byteArray(bytes) }
 
     /// `as` from strings.
     public static func strings(_ strings: [String]) -> DBusValue { .array(element: .string, strings.map { .string($0) }) }
@@ -180,6 +184,7 @@ extension DBusValue {
 
     /// The bytes of an `ay`.
     public var byteArray: [UInt8]? {
+        if case .byteArray(let bytes) = unwrapped { return bytes }
         guard case .array(.byte, let items) = unwrapped else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(items.count)
@@ -188,7 +193,13 @@ extension DBusValue {
     }
 
     /// The items of any array.
-    public var arrayItems: [DBusValue]? { if case .array(_, let items) = unwrapped { return items }; return nil }
+    public var arrayItems: [DBusValue]? {
+        switch unwrapped {
+        case .array(_, let items): return items
+        case .byteArray(let bytes): return bytes.map { .byte($0) }
+        default: return nil
+        }
+    }
 
     /// The paths of an `ao`.
     public var objectPaths: [ObjectPath]? { arrayItems?.compactMap(\.objectPath) }
@@ -236,6 +247,9 @@ extension DBusValue: CustomStringConvertible {
         case .array(let e, let items):
             if items.isEmpty { return "@a\(e.signature) []" }
             return "[" + items.map(\.description).joined(separator: ", ") + "]"
+        case .byteArray(let bytes):
+            if bytes.isEmpty { return "@ay []" }
+            return "[" + bytes.map { "byte \($0)" }.joined(separator: ", ") + "]"
         case .dictionary(let k, let v, let entries):
             if entries.isEmpty { return "@a{\(k.signature)\(v.signature)} {}" }
             return "{" + entries.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"

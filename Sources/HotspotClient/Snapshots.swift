@@ -1,5 +1,4 @@
 import DBus
-import Foundation
 import HotspotProtocol
 
 /// The manager object's properties.
@@ -39,13 +38,16 @@ public struct ManagerSnapshot: Sendable, Codable, Equatable {
 public struct HelperSnapshot: Sendable, Codable, Equatable {
     public var identifier: String
     public var displayName: String
+    /// Why the helper wants to see Wi-Fi networks, as it said when registering (empty if none).
+    public var purpose: String
     public var state: String
 
-    enum CodingKeys: String, CodingKey { case identifier, displayName = "display-name", state }
+    enum CodingKeys: String, CodingKey { case identifier, displayName = "display-name", purpose, state }
 
     public init(_ d: [String: DBusValue]) {
         identifier = d["identifier"]?.string ?? ""
         displayName = d["display-name"]?.string ?? ""
+        purpose = d["purpose"]?.string ?? ""
         state = d["state"]?.string ?? ""
     }
 }
@@ -184,6 +186,6 @@ public enum SSIDText {
         if let s = String(validating: bytes, as: UTF8.self), !s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return s
         }
-        return bytes.map { (0x20..<0x7F).contains($0) && $0 != 0x5C ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0) }.joined()
+        return bytes.map { (0x20..<0x7F).contains($0) && $0 != 0x5C ? String(UnicodeScalar($0)) : "\\x" + ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }

@@ -29,16 +29,15 @@ public struct StateStoreLoad: Hashable, Sendable {
     public let damaged: [DamagedStoreEntry]
 }
 
-/// One line of the store that could not be read.
+/// One line of the store that could not be read: where it is and what is wrong, never what it
+/// says (a damaged line may hold anything, and reports end up in the journal; issue 14 item 3).
 public struct DamagedStoreEntry: Hashable, Sendable, CustomStringConvertible {
     /// The line number, from 1.
     public let line: Int
-    /// The line as read (undecodable bytes replaced).
-    public let content: String
-    /// What is wrong with it.
+    /// What is wrong with it, in words that quote none of the line.
     public let problem: String
 
-    public var description: String { "line \(line): \(problem): \(content)" }
+    public var description: String { "line \(line): \(problem)" }
 }
 
 /// Why a store could not be loaded at all.
@@ -107,7 +106,7 @@ public enum StateStoreCodec {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
             func damage(_ problem: String) {
-                damaged.append(DamagedStoreEntry(line: number, content: line, problem: problem))
+                damaged.append(DamagedStoreEntry(line: number, problem: problem))
             }
             if !sawHeader {
                 sawHeader = true
@@ -121,7 +120,7 @@ public enum StateStoreCodec {
                     }
                     continue
                 }
-                damaged.append(DamagedStoreEntry(line: number, content: line, problem: "missing header '\(magic) \(formatVersion)'"))
+                damaged.append(DamagedStoreEntry(line: number, problem: "missing header '\(magic) \(formatVersion)'"))
             }
             switch fields.first {
             case "network":
@@ -130,7 +129,7 @@ public enum StateStoreCodec {
                     continue
                 }
                 guard let securityClass = SecurityClass(rawValue: fields[2]) else {
-                    damage("unknown security class '\(fields[2])' (expected: open, wep, personal, enterprise)")
+                    damage("unknown security class in field 3 (expected: open, wep, personal, enterprise)")
                     continue
                 }
                 let verdict: CacheVerdict
@@ -144,7 +143,7 @@ public enum StateStoreCodec {
                 }
                 let key = NetworkKey(ssid: ssid, securityClass: securityClass)
                 guard cache[key] == nil else {
-                    damage("duplicate entry for network \(key); the first one is kept")
+                    damage("duplicate entry for a network listed earlier; the first one is kept")
                     continue
                 }
                 cache.record(verdict, for: key)
@@ -154,12 +153,12 @@ public enum StateStoreCodec {
                     continue
                 }
                 guard let securityClass = SecurityClass(rawValue: fields[3]) else {
-                    damage("unknown security class '\(fields[3])' (expected: open, wep, personal, enterprise)")
+                    damage("unknown security class in field 4 (expected: open, wep, personal, enterprise)")
                     continue
                 }
                 let connection = ConnectionID(id)
                 guard autoconnect[connection] == nil else {
-                    damage("duplicate entry for connection \(id); the first one is kept")
+                    damage("duplicate entry for a connection listed earlier; the first one is kept")
                     continue
                 }
                 autoconnect[connection] = NetworkKey(ssid: ssid, securityClass: securityClass)

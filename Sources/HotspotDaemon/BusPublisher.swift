@@ -32,9 +32,12 @@ final class BusPublisher: Sendable {
         DBusInterface(HotspotContract.managerInterface,
             methods: [
                 DBusMethod("RegisterHelper", inputs: [DBusArgument("handler", "o"), DBusArgument("options", "a{sv}")]) { [self] call in
-                    try await authorizer.require(.registerHelper, sender: call.sender)
                     guard case .objectPath(let path) = call.body[0], let options = call.body[1].varDict else { return [] }
-                    try await liveEngine().register(sender: call.sender, path: path, options: options)
+                    let engine = try liveEngine()
+                    let caller = try? await bus.credentials(of: call.sender)
+                    let registration = try await engine.validateRegistration(options, uid: caller?.uid, pid: caller?.pid)
+                    try await authorizer.require(.registerHelper, for: call, details: registration.polkitDetails)
+                    try await engine.register(sender: call.sender, path: path, registration)
                     return []
                 },
                 DBusMethod("UnregisterHelper") { [self] call in
@@ -42,7 +45,7 @@ final class BusPublisher: Sendable {
                     return []
                 },
                 DBusMethod("ForgetNetwork", inputs: [DBusArgument("ssid", "ay")]) { [self] call in
-                    try await authorizer.require(.control, sender: call.sender)
+                    try await authorizer.require(.control, for: call)
                     let bytes = call.body[0].byteArray ?? []
                     guard !bytes.isEmpty, bytes.count <= WireNetwork.maximumSSIDLength else {
                         throw HotspotError(.invalidArgs, "an SSID has 1 to \(WireNetwork.maximumSSIDLength) bytes; got \(bytes.count)")
@@ -55,7 +58,7 @@ final class BusPublisher: Sendable {
                     guard let action = HotspotContract.Action(named: name) else {
                         throw HotspotError(.invalidArgs, "unknown action '\(name)' (expected: \(HotspotContract.Action.allCases.map(\.rawValue).joined(separator: ", ")))")
                     }
-                    return [.string(await authorizer.check(action, sender: call.sender).rawValue)]
+                    return [.string(try await authorizer.check(action, sender: call.sender).rawValue)]
                 },
             ],
             properties: [
@@ -89,7 +92,7 @@ final class BusPublisher: Sendable {
         return DBusInterface(HotspotContract.interfaceInterface,
             methods: [
                 DBusMethod("GetScanList", outputs: [DBusArgument("networks", "aa{sv}")]) { [self] call in
-                    try await authorizer.require(.readScanList, sender: call.sender)
+                    try await authorizer.require(.readScanList, for: call)
                     let list = try await record().scanList.map { a -> [String: DBusValue] in
                         ["ssid": .bytes(a.network.ssid.bytes), "bssid": .string(a.network.bssid), "strength": .double(a.network.signalStrength),
                          "secure": .bool(a.network.isSecure), "display-name": .string(a.displayName ?? ""), "has-password": .bool(a.hasPassword)]
@@ -97,7 +100,7 @@ final class BusPublisher: Sendable {
                     return [.varDicts(list)]
                 },
                 DBusMethod("PresentUI") { [self] call in
-                    try await authorizer.require(.control, sender: call.sender)
+                    try await authorizer.require(.control, for: call)
                     try await liveEngine().presentUI(try await record().name)
                     return []
                 },
@@ -108,7 +111,7 @@ final class BusPublisher: Sendable {
                     if let id = await engine.helperID(of: call.sender), r.status?.chosenHelper == id {
                         try await engine.logoff(r.name, by: .helper(id))
                     } else {
-                        try await authorizer.require(.control, sender: call.sender)
+                        try await authorizer.require(.control, for: call)
                         try await engine.logoff(r.name, by: .user)
                     }
                     return []

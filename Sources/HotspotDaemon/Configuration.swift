@@ -1,6 +1,8 @@
 import CGLib
 import Connectivity
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HotspotCore
 
 /// The daemon's configuration: a GLib keyfile, NetworkManager's own format.
@@ -13,6 +15,7 @@ import HotspotCore
 /// filter-interval=5
 /// profiles-dir=/etc/hotspot-helper/profiles.d
 /// builtin-helpers=profiles;portal
+/// provision-profiles=true             # in-memory NetworkManager profiles for helpers' passwords
 ///
 /// [connectivity]
 /// enabled=true
@@ -35,6 +38,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var profilesDirectory: String = "/etc/hotspot-helper/profiles.d"
     /// The built-in helpers to run: "profiles", "portal".
     public var builtinHelpers: [String] = ["profiles", "portal"]
+    /// Whether helpers' passwords are provisioned as in-memory NetworkManager profiles
+    /// (docs/NETWORKMANAGER.md, "Provisioning"); off leaves only the secret agent.
+    public var provisionProfiles = true
     /// The connectivity monitor's settings (`[connectivity]`).
     public var connectivity = ConnectivitySettings()
     /// Keys the daemon did not recognise, for a warning (`group.key`).
@@ -47,12 +53,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
         HotspotConfiguration(maintainInterval: maintainInterval, commandDeadline: commandTimeout, filterScanListInterval: filterInterval)
     }
 
-    /// Reads `path`. Errors name the file, the key and what is wrong.
+    /// A configuration file larger than this is refused.
+    public static let maximumSize = 1 << 20
+
+    /// Reads `path` (not through a symbolic link, a regular file only). Errors name the file,
+    /// the line, the key and what is wrong — never the text of the line (issue 14 item 3).
     public static func load(path: String) throws(ConfigurationError) -> DaemonConfiguration {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError("\(path): cannot read the file (\(String(cString: strerror(errno))))")
-        }
-        return try parse([UInt8](data), path: path)
+        let bytes: [UInt8]?
+        do { bytes = try RegularFile.read(path, maximumSize: maximumSize) } catch { throw ConfigurationError(error.message) }
+        guard let bytes else { throw ConfigurationError("\(path): cannot read the file (no such file)") }
+        return try parse(bytes, path: path)
     }
 
     /// Parses keyfile text; `path` names it in errors.
@@ -64,13 +74,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
             buf.withMemoryRebound(to: CChar.self) { g_key_file_load_from_data(file, $0.baseAddress, gsize(buf.count), G_KEY_FILE_NONE, &error) }
         }
         guard loaded != 0 else {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "unreadable"
+            // GLib's message quotes the offending line; say where it is and what is wrong instead.
             g_error_free(error)
-            throw ConfigurationError("\(path): \(message)")
+            throw ConfigurationError("\(path): \(KeyfileLines(bytes).firstProblem)")
         }
         var config = DaemonConfiguration()
         let known: [String: Set<String>] = [
-            "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers"],
+            "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers", "provision-profiles"],
             "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface", "allow-plain-http-login",
                              "interval", "probe-timeout"],
         ]
@@ -82,16 +92,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
         func text(_ key: String, _ group: String = "daemon") -> String? {
             guard let raw = g_key_file_get_string(file, group, key, nil) else { return nil }
             defer { g_free(raw) }
-            return String(cString: raw).trimmingCharacters(in: .whitespaces)
+            return trimmed(String(cString: raw))
         }
         func list(_ key: String, _ group: String) -> [String]? {
             guard let t = text(key, group) else { return nil }
-            return t.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            return t.split(separator: ";").map { trimmed($0) }.filter { !$0.isEmpty }
         }
+        let lines = KeyfileLines(bytes)
+        func at(_ group: String, _ key: String) -> String { "line \(lines.line(of: key, in: group)): [\(group)] \(key)" }
         func seconds(_ key: String, _ group: String = "daemon") throws(ConfigurationError) -> Duration? {
             guard let t = text(key, group) else { return nil }
             guard let v = Double(t), v.isFinite, v > 0, v < 31_536_000 else {
-                throw ConfigurationError("\(path): [\(group)] \(key)=\(t) is not a number of seconds greater than 0 (decimals allowed, e.g. \(key)=0.5)")
+                throw ConfigurationError("\(path): \(at(group, key)) is not a number of seconds greater than 0 (decimals allowed, e.g. \(key)=0.5)")
             }
             return .milliseconds(Int64((v * 1000).rounded()))
         }
@@ -100,20 +112,21 @@ public struct DaemonConfiguration: Sendable, Equatable {
             switch t.lowercased() {
             case "true", "yes", "1": return true
             case "false", "no", "0": return false
-            default: throw ConfigurationError("\(path): [\(group)] \(key)=\(t) must be true or false")
+            default: throw ConfigurationError("\(path): \(at(group, key)) must be true or false")
             }
         }
         if let dir = text("profiles-dir") {
-            guard dir.hasPrefix("/") else { throw ConfigurationError("\(path): [daemon] profiles-dir=\(dir) must be an absolute path") }
+            guard dir.hasPrefix("/") else { throw ConfigurationError("\(path): \(at("daemon", "profiles-dir")) must be an absolute path") }
             config.profilesDirectory = dir
         }
         if let names = list("builtin-helpers", "daemon") {
             for n in names where !["profiles", "portal"].contains(n) {
-                throw ConfigurationError("\(path): [daemon] builtin-helpers: unknown helper '\(n)' (expected: profiles, portal; empty for none)")
+                throw ConfigurationError("\(path): \(at("daemon", "builtin-helpers")) names an unknown helper (expected: profiles, portal; empty for none)")
             }
             config.builtinHelpers = names
         }
         var c = ConnectivitySettings()
+        if let v = try boolean("provision-profiles", "daemon") { config.provisionProfiles = v }
         if let v = try boolean("enabled", "connectivity") { c.enabled = v }
         if let v = try boolean("bind-interface", "connectivity") { c.bindInterface = v }
         if let v = try boolean("allow-plain-http-login", "connectivity") { c.allowPlainHTTPLogin = v }
@@ -121,20 +134,20 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let v = try seconds("probe-timeout", "connectivity") { c.probeTimeout = v }
         if let v = list("dns-servers", "connectivity") { c.dnsServers = v }
         if let v = text("ca-file", "connectivity") {
-            guard v.hasPrefix("/") else { throw ConfigurationError("\(path): [connectivity] ca-file=\(v) must be an absolute path") }
+            guard v.hasPrefix("/") else { throw ConfigurationError("\(path): \(at("connectivity", "ca-file")) must be an absolute path") }
             c.caFile = v
         }
         if let v = text("capport-url", "connectivity"), !v.isEmpty {
             guard v.hasPrefix("https://") else {
-                throw ConfigurationError("\(path): [connectivity] capport-url=\(v) must be an https URL (RFC 8908 allows no other)")
+                throw ConfigurationError("\(path): \(at("connectivity", "capport-url")) must be an https URL (RFC 8908 allows no other)")
             }
             c.capportURL = v
         }
         if let entries = list("probes", "connectivity") {
             var probes: [ConnectivityProbe] = []
-            for e in entries {
+            for (n, e) in entries.enumerated() {
                 do throws(ConfigurationError) { probes.append(try ConnectivitySettings.probe(e)) } catch {
-                    throw ConfigurationError("\(path): [connectivity] probes: \(error.message)")
+                    throw ConfigurationError("\(path): \(at("connectivity", "probes")), entry \(n + 1): \(error.message)")
                 }
             }
             guard !probes.isEmpty else { throw ConfigurationError("\(path): [connectivity] probes= is empty; remove it to use the default set") }
@@ -142,7 +155,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         }
         config.connectivity = c
         if let dir = text("state-dir") {
-            guard dir.hasPrefix("/") else { throw ConfigurationError("\(path): [daemon] state-dir=\(dir) must be an absolute path") }
+            guard dir.hasPrefix("/") else { throw ConfigurationError("\(path): \(at("daemon", "state-dir")) must be an absolute path") }
             config.stateDirectory = dir
         }
         if let v = try seconds("command-timeout") { config.commandTimeout = v }
@@ -189,27 +202,35 @@ public struct ConnectivitySettings: Sendable, Equatable {
     public static func probe(_ entry: String) throws(ConfigurationError) -> ConnectivityProbe {
         let parts = entry.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2, parts[0].hasPrefix("http://") || parts[0].hasPrefix("https://") else {
-            throw ConfigurationError("'\(entry)' must be 'URL EXPECTATION', e.g. 'http://example.test/generate_204 status=204'")
+            throw ConfigurationError("each entry must be 'URL EXPECTATION', e.g. 'http://example.test/generate_204 status=204'")
         }
-        let spec = parts[1].trimmingCharacters(in: .whitespaces)
-        guard let eq = spec.firstIndex(of: "=") else { throw ConfigurationError("'\(entry)': expectation '\(spec)' needs KIND=VALUE") }
+        let spec = trimmed(parts[1])
+        guard let eq = spec.firstIndex(of: "=") else { throw ConfigurationError("the expectation needs KIND=VALUE, e.g. status=204") }
         let kind = String(spec[..<eq]), value = String(spec[spec.index(after: eq)...])
         let expectation: ProbeExpectation
         switch kind {
         case "status":
-            guard let code = Int(value), (100..<600).contains(code) else { throw ConfigurationError("'\(entry)': status=\(value) is not an HTTP status") }
+            guard let code = Int(value), (100..<600).contains(code) else { throw ConfigurationError("status= is not an HTTP status (100 to 599)") }
             expectation = .status(code)
         case "contains": expectation = .bodyContains(value)
         case "equals": expectation = .bodyEquals(value)
         case "prefix": expectation = .bodyPrefix(value)
         case "header":
-            let hv = value.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            expectation = .header(name: hv[0], value: hv.count > 1 ? hv[1] : "")
+            let hv = value.split(separator: ":", maxSplits: 1).map { trimmed($0) }
+            guard let name = hv.first, !name.isEmpty else { throw ConfigurationError("header= needs NAME:VALUE") }
+            expectation = .header(name: name, value: hv.count > 1 ? hv[1] : "")
         default:
-            throw ConfigurationError("'\(entry)': unknown expectation '\(kind)' (expected: status, contains, equals, prefix, header)")
+            throw ConfigurationError("unknown expectation kind (expected: status, contains, equals, prefix, header)")
         }
         return ConnectivityProbe(url: parts[0], expectation: expectation)
     }
+}
+
+/// Spaces and tabs removed from both ends (what GLib leaves of a keyfile value).
+func trimmed(_ text: some StringProtocol) -> String {
+    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+    return String(text[first...last])
 }
 
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {

@@ -19,7 +19,7 @@ actor ConnectivityMonitor {
         var schedule: ConnectivitySchedule
         var capport: CaptivePortalAPIClient?
         var loop: Task<Void, Never>?
-        var inflight: Task<ProbeVerdict, Never>?
+        var inflight: (task: Task<ProbeVerdict, Never>, started: ContinuousClock.Instant)?
         var last: (verdict: ProbeVerdict, at: ContinuousClock.Instant)?
     }
     private var links: [String: Link] = [:]
@@ -90,20 +90,30 @@ actor ConnectivityMonitor {
     }
 
     /// The verdict for a link: the check under way, one younger than 2 s, or (with `fresh`, or
-    /// none recent) a new check.
+    /// none recent) a new check. A fresh verdict comes from a check that started after it was
+    /// asked for: one already under way may predate what the caller just did (a sign-in), so it
+    /// is waited for and not used. (The lab found this: the profile helper's verdict after a
+    /// sign-in joined the schedule's check started before the accept, read "still behind the
+    /// portal", and a successful sign-in became a failure with autoconnect switched off.)
     func verdict(for interface: String, fresh: Bool) async -> ProbeVerdict {
-        if let running = links[interface]?.inflight { return await running.value }
+        let asked = ContinuousClock.now
+        while let running = links[interface]?.inflight {
+            if !fresh || running.started >= asked { return await running.task.value }
+            _ = await running.task.value
+            // Let the check's owner record it before looking again.
+            if links[interface]?.inflight?.task == running.task { await Task.yield() }
+        }
         if !fresh, let last = links[interface]?.last, ContinuousClock.now - last.at < .seconds(2) { return last.verdict }
         let capport = links[interface]?.capport
         let bind = settings.bindInterface ? interface : nil
         let checker = self.checker
         let dns = await dnsServers(interface)
-        if let running = links[interface]?.inflight { return await running.value }
+        if let running = links[interface]?.inflight { return await running.task.value }  // started after `asked`
         let task = Task { await checker.check(interface: bind, dnsServers: dns, capport: capport) }
         guard links[interface] != nil else { return await task.value }
-        links[interface]?.inflight = task
+        links[interface]?.inflight = (task, ContinuousClock.now)
         let verdict = await task.value
-        guard links[interface]?.inflight == task else { return verdict }
+        guard links[interface]?.inflight?.task == task else { return verdict }
         links[interface]?.inflight = nil
         links[interface]?.last = (verdict, ContinuousClock.now)
         links[interface]?.schedule.record(verdict.state, at: elapsed)

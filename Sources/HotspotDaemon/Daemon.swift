@@ -1,7 +1,9 @@
 import BuiltInHelpers
 import DBus
 import Dispatch
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HotspotCore
 import HotspotHelperKit
 import HotspotProtocol
@@ -10,10 +12,13 @@ import Logging
 /// The running service: connects to the system bus, exports its objects, then takes its name,
 /// follows NetworkManager, and shuts down cleanly on SIGTERM or SIGINT.
 public enum Daemon {
-    /// Runs until a termination signal arrives or the bus goes away. Throws when start-up fails
-    /// (no bus, name already taken), with a message saying what to do.
-    public static func run(configuration: DaemonConfiguration, log: Logger) async throws {
+    /// Runs until `stop` returns (by default: SIGTERM or SIGINT; the program passes its
+    /// ServiceGroup's graceful shutdown) or the bus goes away. Throws when start-up fails (no
+    /// bus, name already taken), with a message saying what to do.
+    public static func run(configuration: DaemonConfiguration, log: Logger,
+                           until stop: (@Sendable () async -> String)? = nil) async throws {
         for key in configuration.unknownKeys { log.warning("configuration: unknown key \(key) ignored") }
+        if let problem = ProcessHardening.apply() { log.warning("\(problem)") }
         let bus: Connection
         do { bus = try Connection.system() } catch {
             throw DaemonError("cannot connect to the system bus: \(error). Is dbus running? (DBUS_SYSTEM_BUS_ADDRESS overrides the address)")
@@ -22,6 +27,11 @@ public enum Daemon {
         let publisher = BusPublisher(bus: bus, engine: engine)
         let networkManager = NetworkManagerBridge(bus: bus, engine: engine, log: log)
         await engine.attach(publisher: publisher, network: networkManager)
+        if configuration.provisionProfiles {
+            await engine.attach(provisioner: networkManager.provisioner)
+        } else {
+            log.info("provisioning is off ([daemon] provision-profiles=false): helpers' passwords reach NetworkManager only through the secret agent; profiles an earlier run left are withdrawn")
+        }
         try await publisher.exportManager()
         do { try await bus.requestName(HotspotContract.busName) } catch let error as DBusError {
             throw DaemonError("cannot take the bus name: \(error.message)")
@@ -30,9 +40,10 @@ public enum Daemon {
         let following = Task { await networkManager.follow() }
         let builtIns = await startBuiltIns(configuration: configuration, engine: engine, networkManager: networkManager, log: log)
 
-        let reason = await firstOf(signals: [SIGTERM, SIGINT], disconnection: bus)
+        let reason = if let stop { await firstOf(stop, disconnection: bus) } else { await firstOf(signals: [SIGTERM, SIGINT], disconnection: bus) }
         log.info("shutting down: \(reason)")
         following.cancel()
+        await networkManager.provisioner.withdrawAll(waitingAtMost: .seconds(5))
         for helper in builtIns { try? await helper.unregister(); await helper.connection.close() }
         if await bus.isConnected { try? await bus.releaseName(HotspotContract.busName) }
         await bus.close()
@@ -66,7 +77,7 @@ public enum Daemon {
         await engine.attach(monitor: monitor)
         log.info("connectivity: \(settings.probes?.count ?? ConnectivityProbeCount.defaultCount) probes\(settings.bindInterface ? " bound to each Wi-Fi interface" : " on the default route (bind-interface=false)")\(settings.capportURL.map { ", RFC 8908 API \($0)" } ?? "")")
         let environment = DaemonPortalEnvironment(monitor: monitor, settings: settings)
-        let helperLog: @Sendable (String) -> Void = { log.info("\($0)") }
+        let helperLog: @Sendable (String) -> Void = { log.info("\(UntrustedText.forLog($0, limit: 400))") }
         var started: [HotspotHelper] = []
         for name in configuration.builtinHelpers {
             do {
@@ -90,6 +101,17 @@ public enum Daemon {
             }
         }
         return started
+    }
+
+    /// Waits for `stop` or the bus connection ending, whichever comes first.
+    static func firstOf(_ stop: @escaping @Sendable () async -> String, disconnection bus: Connection) async -> String {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let tasks = [Task { continuation.yield(await stop()) },
+                     Task { continuation.yield("the bus connection ended: \(await bus.disconnection())") }]
+        var iterator = stream.makeAsyncIterator()
+        let reason = await iterator.next() ?? "stopped"
+        for t in tasks { t.cancel() }
+        return reason
     }
 
     /// Waits for a termination signal or the bus connection ending, whichever comes first.

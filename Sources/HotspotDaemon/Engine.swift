@@ -1,6 +1,8 @@
 import Connectivity
 import DBus
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HotspotCore
 import HotspotProtocol
 import Logging
@@ -31,6 +33,7 @@ struct HelperEndpoint: Sendable {
     var uniqueName: String
     var path: ObjectPath
     var displayName: String
+    var purpose: String?
     var watch: Task<Void, Never>
 }
 
@@ -40,9 +43,13 @@ public actor Engine {
     let bus: Connection
     let log: Logger
     let store: StateFile
+    /// False when the state file must be left untouched (see ``StateFile/restore()``).
+    let persisting: Bool
     var network: (any NetworkControl)?
     var publisher: BusPublisher?
     var monitor: ConnectivityMonitor?
+    /// Keeps NetworkManager profiles for the networks helpers supply passwords for.
+    var provisioner: ProfileProvisioner?
     /// NetworkManager's primary connection: its type, device and the status NetworkManager's own
     /// connectivity gives; for Wi-Fi the daemon's verdict replaces it.
     private var primary: (type: String?, device: ObjectPath?, fallback: String)?
@@ -56,6 +63,8 @@ public actor Engine {
     /// ignored there, but it proves the helper alive (the unresponsive rule).
     private var lingering: [CommandToken: (task: Task<Void, Never>, request: CommandRequest)] = [:]
     private(set) var helpers: [HelperID: HelperEndpoint] = [:]
+    /// The uid that registered each identifier since the daemon started.
+    private var identifierOwners: [HelperID: UInt32] = [:]
     private(set) var interfaces: [InterfaceID: InterfaceRecord] = [:]
     private var nextInterfaceNumber = 0
     private var numbers: [InterfaceID: Int] = [:]
@@ -66,20 +75,10 @@ public actor Engine {
         self.log = log
         let store = StateFile(directory: configuration.stateDirectory)
         self.store = store
-        var restored = PersistentState()
-        for stale in store.removeStaleTemporaries() {
-            log.warning("state directory: removed \(stale), left over from a save that never finished (the daemon was killed)")
-        }
-        do {
-            let load = try store.loadState()
-            restored = load.state
-            for damage in load.damaged {
-                log.error("state file \(store.path): damaged entry skipped, the rest loaded: \(damage)")
-            }
-        } catch {
-            log.error("state file \(store.path) could not be loaded; starting with an empty cache: \(error)")
-        }
-        self.core = HotspotCoordinator(configuration: configuration.core, restoring: restored)
+        let restored = store.restore()
+        for note in restored.notes { log.error("\(note)") }
+        self.persisting = restored.persisting
+        self.core = HotspotCoordinator(configuration: configuration.core, restoring: restored.state)
     }
 
     func attach(publisher: BusPublisher, network: (any NetworkControl)?) {
@@ -88,6 +87,8 @@ public actor Engine {
     }
 
     func attach(monitor: ConnectivityMonitor) { self.monitor = monitor }
+
+    func attach(provisioner: ProfileProvisioner) { self.provisioner = provisioner }
 
     var now: Instant { Instant(sinceEpoch: ContinuousClock.now - start) }
 
@@ -151,11 +152,11 @@ public actor Engine {
         var remaining: Int64?
         if let status = verdict.capport, !status.captive, let seconds = status.secondsRemaining {
             remaining = seconds
-            expires = UInt64(max(0, Date().timeIntervalSince1970 + Double(seconds)))
+            expires = UInt64(max(0, Int64(time(nil)) + seconds))
         }
         let portalURL = verdict.state == .portal ? (verdict.signInURL ?? verdict.capport?.userPortalURL ?? "") : ""
         if interfaces[name]?.connectivity != connectivity || interfaces[name]?.portalURL != portalURL {
-            log.info("\(name): connectivity \(connectivity) (\(verdict.state.rawValue): \(verdict.reason), \(verdict.successes)/\(verdict.total) probes)\(portalURL.isEmpty ? "" : ", portal \(portalURL)")")
+            log.info("\(name): connectivity \(connectivity) (\(verdict.state.rawValue): \(UntrustedText.forLog("\(verdict.reason)")), \(verdict.successes)/\(verdict.total) probes)\(portalURL.isEmpty ? "" : ", portal \(UntrustedText.forLog(portalURL))")")
         }
         await setConnectivity(name, connectivity: connectivity, portalURL: portalURL, sessionExpires: expires)
         if let remaining {
@@ -224,31 +225,23 @@ public actor Engine {
 
     // MARK: - Requests from the bus (already authorised)
 
-    func register(sender: String, path: ObjectPath, options: [String: DBusValue]) async throws {
-        guard let display = options["DisplayName"]?.string, !display.isEmpty else {
-            throw HotspotError(.invalidArgs, "RegisterHelper needs the option DisplayName (a non-empty string)")
-        }
-        guard display.count <= 64 else { throw HotspotError(.invalidArgs, "DisplayName is \(display.count) characters; keep it to 15 (at most 64)") }
-        let identifier = options["Identifier"]?.string ?? display
-        guard !identifier.isEmpty, identifier.count <= 255 else { throw HotspotError(.invalidArgs, "Identifier must be 1 to 255 characters") }
-        var commands = Set(CommandType.allCases)
-        if let list = options["Commands"] {
-            guard let names = list.strings, list.arrayItems?.count == names.count else {
-                throw HotspotError(.invalidArgs, "Commands must be a list of strings (as)")
-            }
-            var parsed = Set<CommandType>()
-            for n in names {
-                guard let c = CommandType(rawValue: n) else {
-                    throw HotspotError(.invalidArgs, "unknown command '\(n)' in Commands (expected: \(CommandType.allCases.map(\.rawValue).joined(separator: ", ")))")
-                }
-                parsed.insert(c)
-            }
-            commands = parsed
+    /// Checks RegisterHelper's options before polkit is asked, so the dialog can show them.
+    func validateRegistration(_ options: [String: DBusValue], uid: UInt32?, pid: UInt32?) throws -> HelperRegistrationRequest {
+        try HelperRegistrationRequest(options: options, uid: uid, pid: pid)
+    }
+
+    func register(sender: String, path: ObjectPath, _ request: HelperRegistrationRequest) async throws {
+        let display = request.displayName, commands = request.commands, identifier = request.identifier.rawValue
+        // An identifier stays with the user who first registered it (issue 14 item 5): another
+        // user cannot take over a helper's cache entries and passwords by reusing its name.
+        if let owner = identifierOwners[request.identifier], request.uid != 0, request.uid != owner {
+            throw HotspotError(.notAllowed, "the identifier '\(UntrustedText.forLog(identifier))' belongs to a helper of another user (uid \(owner)); "
+                               + "only that user or root may register it. Choose another Identifier")
         }
         for (id, h) in helpers where h.uniqueName == sender {
             throw HotspotError(.alreadyRegistered, "this connection is already registered as helper '\(id)'; call UnregisterHelper first")
         }
-        let id = HelperID(identifier)
+        let id = request.identifier
         if helpers[id] != nil {
             throw HotspotError(.alreadyRegistered, "a helper with identifier '\(identifier)' is already registered by another process")
         }
@@ -272,14 +265,15 @@ public actor Engine {
             throw HotspotError(.alreadyRegistered, "a helper with identifier '\(identifier)' or from this connection registered meanwhile")
         }
         // Known before the core hears of it: registering may send it commands at once.
-        helpers[id] = HelperEndpoint(uniqueName: sender, path: path, displayName: display, watch: watch)
+        helpers[id] = HelperEndpoint(uniqueName: sender, path: path, displayName: display, purpose: request.purpose, watch: watch)
+        if let uid = request.uid, identifierOwners[id] == nil || uid != 0 { identifierOwners[id] = uid }
         let effects = await handle(.helperRegistered(HelperRegistration(identifier: id, displayName: display, commands: commands)))
         for case .requestDeclined(.registration(_, let reason)) in effects {
             watch.cancel()
             helpers[id] = nil
             throw HotspotError(.alreadyRegistered, reason)
         }
-        log.info("helper '\(display)' (\(id)) registered from \(sender) at \(path)")
+        log.info("helper '\(UntrustedText.forLog(display))' (\(UntrustedText.forLog(id.rawValue))) registered from \(sender) at \(path)")
         await publishHelpers()
     }
 
@@ -289,15 +283,16 @@ public actor Engine {
         }
         h.watch.cancel()
         helpers[id] = nil
-        log.info("helper \(id) unregistered")
+        log.info("helper \(UntrustedText.forLog(id.rawValue)) unregistered")
         await handle(.helperUnregistered(id))
+        await provisioner?.helperDeparted(id)
         await publishHelpers()
     }
 
     private func helperVanished(_ id: HelperID, uniqueName: String) async {
         guard let h = helpers[id], h.uniqueName == uniqueName else { return }
         helpers[id] = nil
-        log.warning("helper \(id) left the bus; its pending commands fail now")
+        log.warning("helper \(UntrustedText.forLog(id.rawValue)) left the bus; its pending commands fail now")
         for (token, f) in inflight where f.request.helper == id {
             f.task.cancel()
             inflight[token] = nil
@@ -308,6 +303,7 @@ public actor Engine {
             lingering[token] = nil
         }
         await handle(.helperLeft(id))
+        await provisioner?.helperDeparted(id)
         await publishHelpers()
     }
 
@@ -329,6 +325,7 @@ public actor Engine {
     func forget(_ ssid: SSID) async {
         log.info("forgetting network \(ssid.displayForm)")
         await handle(.forgetNetwork(ssid))
+        await provisioner?.forgot(ssid)
     }
 
     func password(for ssid: SSID) -> Password? {
@@ -343,6 +340,7 @@ public actor Engine {
     func helperList() -> [[String: DBusValue]] {
         core.helpers.map { h in
             ["identifier": .string(h.identifier.rawValue), "display-name": .string(h.displayName),
+             "purpose": .string(helpers[h.identifier]?.purpose ?? ""),
              "state": .string(core.isUnresponsive(h.identifier) ? "unresponsive" : "responsive")]
         }
     }
@@ -405,18 +403,19 @@ public actor Engine {
             interfaces[name]?.scanList = list
         case .uiRequired(let request):
             guard let r = interfaces[request.interface] else { return }
-            log.info("\(request.interface): helper '\(request.helperDisplayName)' needs the user for \(request.network.ssid.displayForm)")
+            log.info("\(request.interface): helper '\(UntrustedText.forLog(request.helperDisplayName))' needs the user for \(request.network.ssid.displayForm)")
             await publisher?.uiRequired(r, displayName: request.helperDisplayName, network: request.network)
         case .persist(let state):
+            guard persisting else { return }
             do { try store.saveState(state) } catch {
                 log.error("could not save the network cache to \(store.path): \(error); it stays in memory and is saved at the next change")
             }
         case .helperProtocolError(let e):
-            log.warning("\(e)")
+            log.warning("\(UntrustedText.forLog("\(e)", limit: 400))")
         case .answerIgnored(let ignored):
-            log.debug("\(ignored)")
+            log.debug("\(UntrustedText.forLog("\(ignored)", limit: 400))")
         case .helperResponsivenessChanged(let id, let responsive):
-            log.warning("helper \(id) is \(responsive ? "responsive again" : "unresponsive: it keeps missing deadlines, so it now gets a short evaluate deadline")")
+            log.warning("helper \(UntrustedText.forLog(id.rawValue)) is \(responsive ? "responsive again" : "unresponsive: it keeps missing deadlines, so it now gets a short evaluate deadline")")
             await publishHelpers()
         case .requestDeclined:
             break // returned to the caller through handle()
@@ -460,7 +459,7 @@ public actor Engine {
                 let reply = try await bus.call(destination: helperName, path: endpoint.path, interface: HotspotContract.handlerInterface,
                                                member: "HandleCommand", body: [wire.encode()], timeout: timeout)
                 guard reply.count == 1 else { throw WireError("HandleCommand returned \(reply.count) values") }
-                outcome = .answered(try WireResponse.decode(reply[0]))
+                outcome = .answered(try WireResponse.decode(reply[0], answering: wire))
             } catch let error as WireError {
                 outcome = .malformed(error.problem)
             } catch let error as DBusError {
@@ -502,6 +501,10 @@ public actor Engine {
             log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms")
             await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
                                                       confidence: response.confidence, claims: response.claims)))
+            // As the core counts them: the claims of a successful answer, none otherwise.
+            if request.command == .filterScanList, let provisioner, let helper = core.helpers.first(where: { $0.identifier == request.helper }) {
+                await provisioner.helperAnswered(helper, asked: request.networks, claims: response.result == .success ? response.claims : [])
+            }
         case .malformed(let problem):
             await completed(request, result: "failure", seconds: secs)
             await handle(.helperAnswerMalformed(request.token, helper: request.helper, problem: problem))

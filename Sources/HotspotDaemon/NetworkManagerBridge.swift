@@ -15,6 +15,7 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
     let log: Logger
     let client: NetworkManagerClient
     let agent: NetworkManagerSecretAgent
+    let provisioner: ProfileProvisioner
 
     private struct Maps: Sendable {
         var interfaceOf: [ObjectPath: InterfaceID] = [:]
@@ -27,6 +28,7 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
         self.engine = engine
         self.log = log
         self.client = NetworkManagerClient(connection: bus)
+        self.provisioner = ProfileProvisioner(client: client, log: log)
         self.agent = NetworkManagerSecretAgent(connection: bus) { [weak engine] ssid, _ in
             await engine?.password(for: SSID(bytes: ssid))?.secret
         }
@@ -65,6 +67,7 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
         case .managerAvailable(let available):
             log.info(available ? "NetworkManager is on the bus; reading its state" : "NetworkManager left the bus; dropping its state")
             maps.withLock { $0 = Maps() }
+            await provisioner.managerAvailable(available)
             await engine.networkManagerReset()
             if !available { await engine.setStatus("determining") }
         case .snapshotComplete:
@@ -78,7 +81,7 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
             maps.withLock { $0.interfaceOf[path] = nil; $0.deviceOf[name] = nil }
             await engine.interfaceVanished(name)
         case .deviceStateChanged:
-            break
+            await provisioner.deviceStateChanged()
         case .deviceActivated(let device, let joined):
             guard let name = name(of: device.path) else { return }
             let connection = ConnectionID(joined.connectionUUID ?? joined.settingsConnection?.rawValue ?? "")
@@ -87,12 +90,15 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
             guard let name = name(of: device.path) else { return }
             await engine.left(name)
         case .accessPointsChanged(let device, let aps):
+            await provisioner.accessPointsSeen(aps)
             guard let name = name(of: device) else { return }
             await engine.scanListChanged(name, aps.map(Self.network))
         case .primaryConnectionChanged(let type, let device, let connectivity):
             await engine.primaryChanged(type: type, device: device, fallback: Self.status(type: type, connectivity: connectivity))
         case .readFailed(let why):
             log.error("NetworkManager: \(why)")
+        case .overloaded(let dropped):
+            log.warning("NetworkManager: signals came faster than they could be handled (\(dropped) dropped); re-reading its state")
         }
     }
 

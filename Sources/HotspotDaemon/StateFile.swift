@@ -1,36 +1,64 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HotspotCore
 
 /// The network cache and the autoconnect ledger on disk: one file under the state directory,
 /// replaced atomically (write a temporary file, fsync, rename, fsync the directory), so a crash
 /// leaves either the old or the new file, never half of one.
+///
+/// Hostile files (issue 14 item 4): the directory and the file are opened with `O_NOFOLLOW` and
+/// must be a directory and a regular file; the temporary is created with `O_EXCL` inside the
+/// directory already opened (`openat`), so no symbolic link planted in the state directory can
+/// make the root daemon read or write elsewhere.
 public struct StateFile: HotspotStateStore {
     public let directory: String
     public var path: String { directory + "/state" }
+    /// A state file larger than this is not read (ours is a few bytes per network).
+    public static let maximumSize = 4 << 20
 
     public init(directory: String) { self.directory = directory }
 
     public func load() throws -> [UInt8]? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw StateFileError("cannot read \(path): \(String(cString: strerror(errno)))")
+        do { return try RegularFile.read(path, maximumSize: Self.maximumSize) } catch {
+            throw StateFileError(error.message)
         }
-        return [UInt8](data)
     }
 
     /// Removes temporary files (`.state.PID.tmp`) that a save interrupted by a crash or SIGKILL
     /// left behind; the state file itself is whole either way. Returns the paths removed.
     public func removeStaleTemporaries() -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
-        return names.sorted().filter { $0.hasPrefix(".state.") && $0.hasSuffix(".tmp") }.map { directory + "/" + $0 }
-            .filter { unlink($0) == 0 }
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix(".state.") && name.hasSuffix(".tmp") { names.append(name) }
+        }
+        return names.sorted().filter { unlinkat(dirfd(dir), $0, 0) == 0 }.map { directory + "/" + $0 }
     }
 
     public func save(_ bytes: [UInt8]) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let temporary = directory + "/.state.\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StateFileError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        var prefix = ""
+        for component in directory.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw StateFileError("cannot create the state directory \(prefix): \(String(cString: strerror(errno)))")
+            }
+        }
+        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard dfd >= 0 else {
+            throw StateFileError("cannot open the state directory \(directory) (it must be a directory, not a symbolic link): \(String(cString: strerror(errno)))")
+        }
+        defer { close(dfd) }
+        let name = ".state.\(getpid()).tmp"
+        var fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if fd < 0 && errno == EEXIST {
+            // Ours from an earlier save that failed half-way (same pid): remove it and retry once.
+            unlinkat(dfd, name, 0)
+            fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        }
+        guard fd >= 0 else { throw StateFileError("cannot write \(directory)/\(name): \(String(cString: strerror(errno)))") }
         var failure: Int32 = bytes.withUnsafeBytes { buf -> Int32 in
             var offset = 0
             while offset < buf.count {
@@ -43,17 +71,45 @@ public struct StateFile: HotspotStateStore {
         if failure == 0, fsync(fd) != 0 { failure = errno }
         close(fd)
         guard failure == 0 else {
-            unlink(temporary)
-            throw StateFileError("cannot write \(temporary): \(String(cString: strerror(failure)))")
+            unlinkat(dfd, name, 0)
+            throw StateFileError("cannot write \(directory)/\(name): \(String(cString: strerror(failure)))")
         }
-        guard rename(temporary, path) == 0 else {
+        guard renameat(dfd, name, dfd, "state") == 0 else {
             let e = errno
-            unlink(temporary)
+            unlinkat(dfd, name, 0)
             throw StateFileError("cannot replace \(path): \(String(cString: strerror(e)))")
         }
-        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 { fsync(dfd); close(dfd) }
+        fsync(dfd)
     }
+
+    /// Loads the state at start-up and decides whether it may be saved: a store this version
+    /// cannot read (a newer format, a symbolic link, not a regular file) is left untouched, and
+    /// the daemon runs without persisting rather than overwrite it.
+    public func restore() -> StateRestore {
+        var notes: [String] = []
+        for stale in removeStaleTemporaries() {
+            notes.append("state directory: removed \(stale), left over from a save that never finished (the daemon was killed)")
+        }
+        do {
+            let load = try loadState()
+            for damage in load.damaged {
+                notes.append("state file \(path): damaged entry skipped, the rest loaded: \(damage)")
+            }
+            return StateRestore(state: load.state, persisting: true, notes: notes)
+        } catch {
+            notes.append("state file \(path) is left untouched and the network cache is not saved until the daemon restarts: \(error)")
+            return StateRestore(state: PersistentState(), persisting: false, notes: notes)
+        }
+    }
+}
+
+/// What ``StateFile/restore()`` found: the state, whether saving is allowed, and what to log.
+public struct StateRestore: Sendable {
+    public var state: PersistentState
+    /// False when the file on disk must not be overwritten.
+    public var persisting: Bool
+    /// Problems for the log (no file content in them).
+    public var notes: [String]
 }
 
 public struct StateFileError: Error, CustomStringConvertible {

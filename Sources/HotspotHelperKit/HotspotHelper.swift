@@ -17,11 +17,17 @@ public struct HotspotHelperOptions: Sendable {
     public var identifier: String?
     /// The commands the helper wants; nil for all.
     public var commands: Set<HotspotHelperCommandType>?
+    /// Why the helper wants to see Wi-Fi networks, in one sentence for the person asked to allow
+    /// it (like an iOS usage description): shown with the display name in the authorization
+    /// dialog and by `hotspotctl helpers`. Required unless the helper runs as root; at most
+    /// 200 characters, no control characters.
+    public var purpose: String?
 
-    public init(displayName: String, identifier: String? = nil, commands: Set<HotspotHelperCommandType>? = nil) {
+    public init(displayName: String, identifier: String? = nil, commands: Set<HotspotHelperCommandType>? = nil, purpose: String? = nil) {
         self.displayName = displayName
         self.identifier = identifier
         self.commands = commands
+        self.purpose = purpose
     }
 }
 

@@ -76,6 +76,7 @@ public actor HotspotHelper {
     private func registerNow() async throws {
         var dict: [String: DBusValue] = ["DisplayName": .string(options.displayName)]
         if let id = options.identifier { dict["Identifier"] = .string(id) }
+        if let purpose = options.purpose { dict["Purpose"] = .string(purpose) }
         if let commands = options.commands { dict["Commands"] = .strings(commands.map(\.rawValue).sorted()) }
         _ = try await connection.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
                                       interface: HotspotContract.managerInterface, member: "RegisterHelper",

@@ -117,18 +117,43 @@ public struct WireResponse: Sendable, Equatable {
         return .varDict(d)
     }
 
+    /// The longest password a claim may carry: a WPA passphrase has 8 to 63 characters, a raw
+    /// PSK 64 hex digits.
+    public static let maximumPasswordLength = 64
+    /// The longest display name a claim may carry, in characters.
+    public static let maximumDisplayNameLength = 64
+
+    /// Decodes a helper's answer to `command` and holds it to that command (issue 14 item 2):
+    /// claims only in answer to filter-scan-list, only for networks in the scan list that was
+    /// sent, at most one per network sent.
+    public static func decode(_ value: DBusValue, answering command: WireCommand) throws(WireError) -> WireResponse {
+        let response = try decode(value)
+        guard !response.claims.isEmpty else { return response }
+        guard command.type == .filterScanList else {
+            throw WireError("claimed networks are only allowed in answer to filter-scan-list, not \(command.type.rawValue)")
+        }
+        guard response.claims.count <= command.networks.count else {
+            throw WireError("claimed \(response.claims.count) networks but the scan list sent has \(command.networks.count)")
+        }
+        let sent = Set(command.networks.map(\.ssid))
+        for claim in response.claims where !sent.contains(claim.ssid) {
+            throw WireError("claimed a network that is not in the scan list sent (SSID of \(claim.ssid.bytes.count) bytes)")
+        }
+        return response
+    }
+
     /// Decodes a helper's response; anything off-contract throws with the reason (the daemon
     /// then counts the answer as failure and reports a helper protocol error).
     public static func decode(_ value: DBusValue) throws(WireError) -> WireResponse {
         guard let d = value.varDict else { throw WireError("the response must be a{sv}, got \(value.signature)") }
         guard let resultText = d["result"]?.string else { throw WireError("the response needs 'result' as s") }
         guard let result = CommandResult(rawValue: resultText) else {
-            throw WireError("unknown result '\(resultText)' (expected one of \(CommandResult.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw WireError("unknown result '\(UntrustedText.forLog(resultText, limit: 40))' (expected one of \(CommandResult.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         var confidence: Confidence?
         if let c = d["confidence"] {
             guard let text = c.string, let parsed = Confidence(rawValue: text) else {
-                throw WireError("unknown confidence \(c) (expected none, low or high)")
+                throw WireError("unknown confidence \(UntrustedText.forLog(c.description, limit: 40)) (expected none, low or high)")
             }
             confidence = parsed
         }
@@ -144,17 +169,20 @@ public struct WireResponse: Sendable, Equatable {
                 }
                 let confText = n["confidence"]?.string ?? "low"
                 guard let conf = Confidence(rawValue: confText) else {
-                    throw WireError("unknown confidence '\(confText)' for a claimed network")
+                    throw WireError("unknown confidence '\(UntrustedText.forLog(confText, limit: 40))' for a claimed network")
                 }
                 var password: Password?
                 if let p = n["password"] {
-                    guard let text = p.string, !text.isEmpty else { throw WireError("a claimed network's 'password' must be a non-empty s") }
+                    guard let text = p.string, !text.isEmpty, text.utf8.count <= maximumPasswordLength else {
+                        throw WireError("a claimed network's 'password' must be a non-empty s of at most \(maximumPasswordLength) bytes")
+                    }
                     password = Password(text)
                 }
                 var displayName: String?
                 if let d = n["display-name"] {
-                    guard let text = d.string, !text.isEmpty, text.count <= 64 else {
-                        throw WireError("a claimed network's 'display-name' must be a non-empty s of at most 64 characters")
+                    guard let text = d.string, !text.isEmpty, text.count <= maximumDisplayNameLength,
+                          !text.unicodeScalars.contains(where: UntrustedText.needsEscape) else {
+                        throw WireError("a claimed network's 'display-name' must be a non-empty s of at most \(maximumDisplayNameLength) characters without control characters")
                     }
                     displayName = text
                 }

@@ -152,4 +152,9 @@ public enum NetworkManagerEvent: Sendable {
     /// Reading NetworkManager's state failed; the message says what and why. The client keeps
     /// going with what it has, and rebuilds everything when NetworkManager restarts.
     case readFailed(String)
+    /// Signals came faster than the client handles them: past
+    /// ``NetworkManagerClient/signalCapacity`` waiting, `droppedSignals` were dropped. The
+    /// client rebuilds at once as after a restart (`.managerAvailable(false)`, then `true` and a
+    /// fresh snapshot), so nothing the dropped signals announced is lost.
+    case overloaded(droppedSignals: Int)
 }

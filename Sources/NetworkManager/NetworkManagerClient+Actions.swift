@@ -26,27 +26,31 @@ extension NetworkManagerClient {
 
     /// Switches a profile's `connection.autoconnect`.
     ///
-    /// Reads the profile with `GetSettings` and writes it back whole with
-    /// `Settings.Connection.Update`, changing only that key. `GetSettings` omits secrets, and
-    /// `Update` given settings without any secret keeps the stored and agent-owned secrets
-    /// (NetworkManager merges its cached secrets into the new settings in `update_auth_cb`), so
-    /// the password is not lost. `Update2` would behave the same here and only add flags we do
-    /// not need (and python-dbusmock lacks it). Does nothing when the value is already set.
+    /// Reads the profile with `GetSettings` and writes it back whole, changing only that key.
+    /// `GetSettings` omits secrets, and an update given settings without any secret keeps the
+    /// stored and agent-owned secrets (NetworkManager merges its cached secrets into the new
+    /// settings in `update_auth_cb`), so the password is not lost.
+    ///
+    /// A profile saved on disk is written with `Settings.Connection.Update`. An in-memory profile
+    /// (`Flags` has UNSAVED, as the daemon's provisioned profiles do) is written with
+    /// `Update2(IN_MEMORY)`: `Update` is `Update2(TO_DISK)` in NetworkManager
+    /// (`impl_settings_connection_update`), and would write it, secret and all, to
+    /// /etc/NetworkManager/system-connections. Does nothing when the value is already set.
     public nonisolated func setAutoconnect(_ enabled: Bool, connection: ObjectPath) async throws {
         var current = try await settings(of: connection)
         if current["connection"]?["autoconnect"]?.bool == enabled { return }
         current["connection", default: [:]]["autoconnect"] = .bool(enabled)
-        _ = try await nmCall(connection, NetworkManagerNames.settingsConnection, "Update", [SettingsCoding.encode(current)])
+        if try await flags(of: connection).contains(.unsaved) {
+            try await updateProfile(connection, current, flags: .inMemory)
+        } else {
+            _ = try await nmCall(connection, NetworkManagerNames.settingsConnection, "Update", [SettingsCoding.encode(current)])
+        }
     }
 
     /// The saved Wi-Fi profiles whose `802-11-wireless.ssid` is `ssid` (for "forget network").
     public nonisolated func connections(ssid: [UInt8]) async throws -> [SavedConnection] {
-        let reply = try await nmCall(NetworkManagerNames.settingsPath, NetworkManagerNames.settings, "ListConnections")
-        guard let paths = reply.first?.objectPaths else {
-            throw NetworkManagerError.malformedReply("ListConnections answered \(reply.map(\.signature).joined()), expected ao")
-        }
         var out: [SavedConnection] = []
-        for path in paths {
+        for path in try await connectionPaths() {
             // A profile removed meanwhile is simply not a match.
             guard let s = try? await settings(of: path), SettingsCoding.ssid(s) == ssid else { continue }
             out.append(SavedConnection(path: path, id: s["connection"]?["id"]?.string ?? "",

@@ -11,13 +11,21 @@ import DBus
 /// re-reads what it names, so one the snapshot already reflects changes nothing. All input is
 /// handled one item at a time, in arrival order. When the owner changes, everything is dropped
 /// (`.managerAvailable(false)`) and rebuilt for the new owner.
+///
+/// Bounded intake: at most ``signalCapacity`` signals wait to be handled. When NetworkManager
+/// (or whoever floods the bus under its name) sends faster than the client handles, the excess
+/// is dropped, the client reports `.overloaded(droppedSignals:)` and then rebuilds exactly as
+/// after a restart, re-reading NetworkManager's state, so a join announced by a dropped signal
+/// is still reported.
 public actor NetworkManagerClient {
     /// The bus connection the client uses (the system bus in production).
     public nonisolated let connection: Connection
 
     enum Input: Sendable {
         case owner(String?)
-        case signal(epoch: UInt64, Signal)
+        case signal(epoch: UInt64, Signal, SignalIntake)
+        /// Signals were dropped by the intake of subscription `epoch`: re-read everything.
+        case resync(epoch: UInt64, SignalIntake)
         case snapshotApplied(epoch: UInt64)
         /// Report the access-point lists that changed since the last report (see
         /// ``pendingAccessPointDevices``, which an owner change empties).
@@ -73,9 +81,20 @@ public actor NetworkManagerClient {
     private var pendingAccessPointDevices: Set<ObjectPath> = []
     private var flushQueued = false
 
-    /// A client on `connection`. Nothing happens until ``start()``.
-    public init(connection: Connection) {
+    /// How many NetworkManager signals may wait to be handled unless the initializer says
+    /// otherwise: twice the 2,000 back-to-back Strength changes of the hotspot-stress load
+    /// (which must be handled without a resync), small enough that a flood of small signals
+    /// costs a few MiB.
+    public static let defaultSignalCapacity = 4096
+
+    /// How many signals may wait to be handled before the client drops them and resynchronizes.
+    public nonisolated let signalCapacity: Int
+
+    /// A client on `connection`. Nothing happens until ``start()``. `signalCapacity`: see
+    /// ``defaultSignalCapacity``.
+    public init(connection: Connection, signalCapacity: Int = NetworkManagerClient.defaultSignalCapacity) {
         self.connection = connection
+        self.signalCapacity = max(1, signalCapacity)
     }
 
     /// Starts following NetworkManager and returns the events (one stream per client; calling
@@ -131,11 +150,16 @@ public actor NetworkManagerClient {
         switch input {
         case .owner(let newOwner):
             await ownerChanged(newOwner)
-        case .signal(let e, let signal):
+        case .signal(let e, let signal, let intake):
+            intake.handled()
             guard e == epoch else { return }
             if deferAccessPointChange(signal) { return }
             await flushAccessPoints()
             await handleSignal(signal)
+        case .resync(let e, let intake):
+            guard e == epoch, let owner else { return }
+            emit(.overloaded(droppedSignals: intake.droppedCount))
+            await ownerChanged(owner.rawValue, forced: true)
         case .snapshotApplied(let e):
             guard e == epoch else { return }
             await flushAccessPoints()
@@ -148,7 +172,9 @@ public actor NetworkManagerClient {
 
     // MARK: - Owner changes and the snapshot
 
-    private func ownerChanged(_ newOwner: String?) async {
+    /// Drops the state and rebuilds it for `newOwner`; `forced` when the owner is the same
+    /// (after an overload), which is reported as a restart all the same.
+    private func ownerChanged(_ newOwner: String?, forced: Bool = false) async {
         epoch &+= 1
         pendingAccessPointDevices = []
         for t in signalTasks { t.cancel() }
@@ -156,7 +182,7 @@ public actor NetworkManagerClient {
         model = Model()
         reconciling = false
         owner = newOwner.flatMap { try? BusName($0) }
-        if reportedAvailability == true || (reportedAvailability == nil && owner == nil) {
+        if reportedAvailability == true || (reportedAvailability == nil && owner == nil) || forced {
             reportedAvailability = false
             emit(.managerAvailable(false))
         }
@@ -188,11 +214,24 @@ public actor NetworkManagerClient {
             MatchRule(sender: owner, interface: NetworkManagerNames.wireless),
         ]
         guard let inputs else { return }
+        let intake = SignalIntake(capacity: signalCapacity)
         for rule in rules {
             let stream = try await connection.signals(matching: rule)
-            signalTasks.append(Task {
-                for await signal in stream { inputs.yield(.signal(epoch: epoch, signal)) }
-            })
+            signalTasks.append(Task { await Self.forward(stream, to: inputs, epoch: epoch, through: intake) })
+        }
+    }
+
+    /// Moves signals from one match rule's stream to the input queue through the intake's bound.
+    /// Not isolated to the client, so the connection's stream is drained even while the client is
+    /// busy: the waiting signals are counted by the intake, not left in the connection's buffer.
+    private nonisolated static func forward(_ stream: AsyncStream<Signal>, to inputs: AsyncStream<Input>.Continuation,
+                                            epoch: UInt64, through intake: SignalIntake) async {
+        for await signal in stream {
+            switch intake.admit() {
+            case .accepted: inputs.yield(.signal(epoch: epoch, signal, intake))
+            case .overflowed: inputs.yield(.resync(epoch: epoch, intake))
+            case .dropped: break
+            }
         }
     }
 
@@ -220,20 +259,6 @@ public actor NetworkManagerClient {
         }
         guard epoch == myEpoch else { return }
         await updatePrimaryConnection()
-    }
-
-    static func decodeManagedObjects(_ value: DBusValue) -> [ObjectPath: [String: [String: DBusValue]]]? {
-        guard let entries = value.dictEntries else { return nil }
-        var out: [ObjectPath: [String: [String: DBusValue]]] = [:]
-        for entry in entries {
-            guard let path = entry.key.objectPath, let interfaces = entry.value.dictEntries else { continue }
-            var byInterface: [String: [String: DBusValue]] = [:]
-            for i in interfaces {
-                if let name = i.key.string, let props = i.value.varDict { byInterface[name] = props }
-            }
-            out[path] = byInterface
-        }
-        return out
     }
 
     // MARK: - Devices
@@ -277,15 +302,6 @@ public actor NetworkManagerClient {
         }
     }
 
-    static func makeDevice(_ path: ObjectPath, _ device: [String: DBusValue], _ wireless: [String: DBusValue]) -> WifiDevice {
-        WifiDevice(path: path,
-                   interfaceName: device["Interface"]?.string ?? "",
-                   hwAddress: device["HwAddress"]?.string ?? wireless["HwAddress"]?.string ?? "",
-                   state: DeviceState(rawValue: UInt32(clamping: device["State"]?.integer ?? 0)),
-                   activeAccessPoint: wireless["ActiveAccessPoint"]?.nonRootPath,
-                   activeConnection: device["ActiveConnection"]?.nonRootPath)
-    }
-
     private func stateChanged(_ path: ObjectPath, new signalled: DeviceState, old: DeviceState, reason signalledReason: DeviceStateReason) async {
         guard model.devices[path] != nil else { return }
         var state = signalled
@@ -320,8 +336,10 @@ public actor NetworkManagerClient {
         }
     }
 
-    /// Reads the joined network afresh and reports the activation.
-    private func activated(_ path: ObjectPath) async {
+    /// Reads the joined network afresh and reports the activation. `roamed`: the device is
+    /// already activated and moved to another access point (reported again: the core refreshes
+    /// the network's facts without a new evaluate).
+    private func activated(_ path: ObjectPath, roamed: Bool = false) async {
         let myEpoch = epoch
         let device = (try? await properties(path, NetworkManagerNames.device)) ?? [:]
         let wireless = (try? await properties(path, NetworkManagerNames.wireless)) ?? [:]
@@ -343,7 +361,7 @@ public actor NetworkManagerClient {
             settings = try? await call(owner, settingsPath, NetworkManagerNames.settingsConnection, "GetSettings")
                 .first.flatMap(SettingsCoding.decode)
         }
-        guard epoch == myEpoch, var record = model.devices[path], !record.activated else { return }
+        guard epoch == myEpoch, var record = model.devices[path], roamed || !record.activated else { return }
         if !device.isEmpty {
             var fresh = Self.makeDevice(path, device, wireless)
             fresh.state = record.device.state.isActivated ? record.device.state : fresh.state
@@ -471,11 +489,16 @@ public actor NetworkManagerClient {
             }
         case NetworkManagerNames.wireless.rawValue:
             guard var record = model.devices[path] else { return }
+            var roamed = false
             if changed.keys.contains("ActiveAccessPoint") {
-                record.device.activeAccessPoint = changed["ActiveAccessPoint"]?.nonRootPath
+                let accessPoint = changed["ActiveAccessPoint"]?.nonRootPath
+                // Real NetworkManager roams without a state change: only ActiveAccessPoint moves.
+                roamed = record.activated && accessPoint != nil && accessPoint != record.device.activeAccessPoint
+                record.device.activeAccessPoint = accessPoint
             }
             if let list = changed["AccessPoints"]?.objectPaths { record.accessPoints = list }
             model.devices[path] = record
+            if roamed { await activated(path, roamed: true) }
             if changed["AccessPoints"] != nil { dropUnreferencedAccessPoints() }
             if changed["LastScan"] != nil || changed["AccessPoints"] != nil {
                 await refreshAccessPoints(of: path, force: changed["LastScan"] != nil)
@@ -552,19 +575,5 @@ public actor NetworkManagerClient {
                       _ body: [DBusValue] = []) async throws -> [DBusValue] {
         try await connection.call(destination: destination, path: path, interface: interface, member: member,
                                   body: body, timeout: .seconds(10), autoStart: false)
-    }
-
-    /// Whether a failure only means NetworkManager left (the owner change that follows handles it).
-    static func peerGone(_ error: any Error) -> Bool {
-        guard let error = error as? DBusError else { return false }
-        switch error {
-        case .disconnected, .cancelled: return true
-        default:
-            return [DBusErrorName.serviceUnknown, DBusErrorName.noReply, DBusErrorName.nameHasNoOwner].contains(error.name)
-        }
-    }
-
-    static func text(_ error: any Error) -> String {
-        (error as? DBusError)?.description ?? "\(error)"
     }
 }

@@ -204,13 +204,26 @@ public actor NetworkManagerSecretAgent {
 
     /// Only NetworkManager's current unique name may call the agent. The cached owner may lag a
     /// restart by a moment, so a mismatch is checked against the bus before refusing.
+    /// The owner must also run as root (issue 14 item 5): on a bus whose policy let another user
+    /// take NetworkManager's name, passwords still go to no one but root.
     private func authorize(_ call: MethodCall) async throws {
-        if let owner, call.sender == owner { return }
-        let current = try? await connection.nameOwner(NetworkManagerNames.busName)
-        guard let current, current == call.sender else {
-            throw SecretAgentError.accessDenied("only NetworkManager (\(NetworkManagerNames.busName)) may call the secret agent; \(call.sender) is not its owner")
+        if owner != call.sender {
+            let current = try? await connection.nameOwner(NetworkManagerNames.busName)
+            guard let current, current == call.sender else {
+                throw SecretAgentError.accessDenied("only NetworkManager (\(NetworkManagerNames.busName)) may call the secret agent; \(call.sender) is not its owner")
+            }
         }
+        if verifiedRootCaller == call.sender { return }
+        let uid = (try? await connection.credentials(of: call.sender))?.uid
+        guard uid == 0 else {
+            throw SecretAgentError.accessDenied("the owner of \(NetworkManagerNames.busName) runs as uid \(uid.map(String.init) ?? "unknown"), not root; "
+                                                + "the secret agent answers only NetworkManager running as root")
+        }
+        verifiedRootCaller = call.sender
     }
+
+    /// The last caller whose uid was checked to be 0 (unique names are never reused on a bus).
+    private var verifiedRootCaller: String?
 
     private func getSecrets(_ call: MethodCall) async throws -> DBusValue {
         try await authorize(call)

@@ -86,6 +86,7 @@ extension DBusValue {
             _ = SettingsCoding.autoconnect(settings)
             _ = SettingsCoding.keyManagement(settings)
             _ = SettingsCoding.encode(settings)
+            _ = HeldProfile(path: "/org/freedesktop/NetworkManager/Settings/Fuzz", settings: settings)
         }
     }
 }

@@ -65,6 +65,9 @@ public struct PortalSimulatorConfiguration: Sendable, Hashable {
     public var httpsBase: String?
     /// Hosts that never get an answer (the connection stays open): a dead probe endpoint.
     public var blackholeHosts: [String]
+    /// Peers (a TLS front on another address) whose `X-Forwarded-For` names the real client, so
+    /// sessions follow the client's address as it would behind a real portal's TLS terminator.
+    public var trustedProxies: [String] = []
 
     /// A configuration; every mode works with the defaults.
     public init(mode: PortalMode = .clickThrough, wisprVersion: Int = 1, username: String = "user", password: String = "secret",

@@ -4,7 +4,10 @@ import Foundation
 
 extension PortalSimulator {
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let r = await Req(request)
+        var r = await Req(request)
+        if configuration.trustedProxies.contains(r.client), let forwarded = request.headers[HTTPHeader("X-Forwarded-For")] {
+            r.client = String(forwarded.split(separator: ",").last.map { $0.filter { $0 != " " } } ?? r.client)
+        }
         let c = configuration
         if r.path == "/__sim/events" {
             return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: eventsJSON())

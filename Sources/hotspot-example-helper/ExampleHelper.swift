@@ -25,6 +25,9 @@ struct ExampleHelper: AsyncParsableCommand {
     @Option(help: "A stable identifier (defaults to the display name).")
     var identifier: String?
 
+    @Option(help: "Why this helper wants to see Wi-Fi networks, shown in the authorization dialog (required unless run as root).")
+    var purpose = "Demonstrates the hotspot helper protocol"
+
     @Option(name: .customLong("network"), help: "A network to claim, as SSID or SSID=password (repeatable). A trailing * matches a prefix.")
     var networks: [String] = []
 
@@ -78,7 +81,7 @@ struct ExampleHelper: AsyncParsableCommand {
         let say: @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data(("[\(displayName)] " + $0 + "\n").utf8)) }
 
         let helper = try await HotspotHelper.register(
-            options: HotspotHelperOptions(displayName: displayName, identifier: identifier)) { command in
+            options: HotspotHelperOptions(displayName: displayName, identifier: identifier, purpose: purpose)) { command in
             if hung.contains(command.commandType) {
                 unanswered.keep(command)
                 say("\(command.commandType.rawValue) \(command.network?.ssid ?? ""): not answering (--hang)")

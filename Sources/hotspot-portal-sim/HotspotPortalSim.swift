@@ -49,6 +49,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "hostile huge-body: body size in bytes.") var hugeBodyBytes: Int = 100 * 1024 * 1024
     @Option(help: "Base of https URLs handed out (user-portal-url), e.g. https://portal.example:8443.") var httpsBase: String?
     @Option(help: "A host that never gets an answer (repeatable).") var blackholeHost: [String] = []
+    @Option(help: "A TLS front's address whose X-Forwarded-For header names the client (repeatable).") var trustedProxy: [String] = []
     @Flag(help: "Run the detection benchmark instead (same as the benchmark subcommand).") var benchmark = false
 
     func run() async throws {
@@ -60,6 +61,7 @@ struct Serve: AsyncParsableCommand {
                                                   pending: pending, sessionSeconds: sessionSeconds, slowDelay: .milliseconds(slowDelayMs),
                                                   hostile: h, hugeBodyBytes: hugeBodyBytes, httpsBase: httpsBase, blackholeHosts: blackholeHost)
         if !evasiveHost.isEmpty { config.evasiveHosts = evasiveHost }
+        config.trustedProxies = trustedProxy
         let sim = PortalSimulator(configuration: config)
         let bound = try await sim.start(host: host, port: port)
         emit("listening on http://\(host):\(bound) mode \(m.rawValue)")

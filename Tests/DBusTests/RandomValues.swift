@@ -62,6 +62,8 @@ struct ValueGenerator {
         case .variant:
             let inner = self.type(depth: depth + 1)
             return .variant(value(of: inner, depth: depth + 1))
+        case .array(.byte):
+            return .bytes((0..<Int.random(in: 0...3, using: &rng)).map { _ in UInt8.random(in: .min ... .max, using: &rng) })
         case .array(let e):
             return .array(element: e, (0..<Int.random(in: 0...3, using: &rng)).map { _ in value(of: e, depth: depth + 1) })
         case .dictionary(let k, let v):

@@ -41,7 +41,8 @@ struct AuthorizationTests {
                                            HotspotContract.managerInterface.rawValue, "ForgetNetwork", "ay", "3", "65", "66", "67"])
         #expect(allowed.status == 0, "\(allowed.stderr)")
         let denied = try await busctl(f, ["call", HotspotContract.busName.rawValue, HotspotContract.managerPath.rawValue,
-                                          HotspotContract.managerInterface.rawValue, "RegisterHelper", "oa{sv}", "/h", "1", "DisplayName", "s", "x"])
+                                          HotspotContract.managerInterface.rawValue, "RegisterHelper", "oa{sv}", "/h", "2", "DisplayName", "s", "x",
+                                          "Purpose", "s", "testing"])
         #expect(denied.status != 0)
         #expect(denied.stderr.contains("register-helper"), "\(denied.stderr)")
         let answer = try await busctl(f, ["call", HotspotContract.busName.rawValue, HotspotContract.managerPath.rawValue,

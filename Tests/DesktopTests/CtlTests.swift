@@ -51,6 +51,8 @@ extension DesktopTests {
             let list = try json(try await d.ctl(["helpers", "--json"]).stdout) as? [[String: Any]]
             #expect(list?.first?["identifier"] as? String == "test.Cafe")
             #expect(list?.first?["display-name"] as? String == "Cafe")
+            #expect(list?.first?["purpose"] as? String == "Signs in at Cafe")
+            #expect(table.stdout.contains("PURPOSE") && table.stdout.contains("Signs in at Cafe"), "\(table.stdout)")
 
             let check = try await d.ctl(["check"])
             #expect(check.status == 0, "\(check.stderr)")

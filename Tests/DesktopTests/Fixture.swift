@@ -59,7 +59,7 @@ struct Desktop {
                 received: Kept<CommandType>? = nil) async throws -> HotspotHelper {
         let c = try bus.connect()
         let script = HelperScript(confidence: confidence, results: results, claims: claims)
-        let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: name, identifier: "test.\(name)"), connection: c) { command in
+        let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: name, identifier: "test.\(name)", purpose: "Signs in at \(name)"), connection: c) { command in
             received?.keep(command.commandType)
             script.answer(command)
         }

@@ -9,9 +9,7 @@ extension DesktopTests {
     struct InstallTests {
         /// Every file the package installs, with its mode; directories are implied.
         static let manifest: [String: Int] = [
-            "/usr/libexec/hotspot-helperd": 0o755,
-            "/usr/bin/hotspotctl": 0o755,
-            "/usr/bin/hotspot-helper-agent": 0o755,
+            "/usr/libexec/hotspot-helper/hotspot-helper": 0o755,
             "/usr/share/dbus-1/system.d/org.freedesktop.NetworkManager.HotspotHelper.conf": 0o644,
             "/usr/share/dbus-1/system-services/org.freedesktop.NetworkManager.HotspotHelper.service": 0o644,
             "/usr/share/dbus-1/interfaces/org.freedesktop.NetworkManager.HotspotHelper.xml": 0o644,
@@ -28,6 +26,12 @@ extension DesktopTests {
             "/usr/share/bash-completion/completions/hotspotctl": 0o644,
             "/usr/share/zsh/vendor-completions/_hotspotctl": 0o644,
             "/usr/share/fish/vendor_completions.d/hotspotctl.fish": 0o644,
+        ]
+        /// The programs: relative links to the one binary (Debian policy 10.5: relative within /usr).
+        static let links: [String: String] = [
+            "/usr/libexec/hotspot-helperd": "hotspot-helper/hotspot-helper",
+            "/usr/bin/hotspotctl": "../libexec/hotspot-helper/hotspot-helper",
+            "/usr/bin/hotspot-helper-agent": "../libexec/hotspot-helper/hotspot-helper",
         ]
         /// Directories the package owns on purpose (empty ones included).
         static let directories: [String: Int] = ["/etc/hotspot-helper/profiles.d": 0o755]
@@ -69,7 +73,11 @@ extension DesktopTests {
                 let st = try #require(Self.stat(root.path + "/" + relative))
                 if st.isDirectory { directories.insert("/" + relative) } else { files.insert("/" + relative) }
             }
-            #expect(files == Set(Self.manifest.keys), "unexpected: \(files.subtracting(Self.manifest.keys).sorted()); missing: \(Set(Self.manifest.keys).subtracting(files).sorted())")
+            let expected = Set(Self.manifest.keys).union(Self.links.keys)
+            #expect(files == expected, "unexpected: \(files.subtracting(expected).sorted()); missing: \(expected.subtracting(files).sorted())")
+            for (link, target) in Self.links {
+                #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: root.path + link)) == target, "\(link) does not point to \(target)")
+            }
             for (path, mode) in Self.manifest.merging(Self.directories, uniquingKeysWith: { a, _ in a }) {
                 let st = try #require(Self.stat(root.path + path), "\(path) is missing")
                 #expect(st.mode == mode, "\(path): mode \(String(st.mode, radix: 8)), expected \(String(mode, radix: 8))")
@@ -79,9 +87,14 @@ extension DesktopTests {
             for dir in directories {
                 #expect(Self.stat(root.path + dir)?.mode == 0o755, "\(dir) is not 0755")
             }
-            // The installed binaries run, and the completions name the command.
+            // The installed programs run (the one binary picks the program from its name), and
+            // the completions name the command.
             let version = try await ManagedProcess.run(root.path + "/usr/bin/hotspotctl", ["--version"])
             #expect(version.stdout == "0.2.0\n")
+            let agentHelp = try await ManagedProcess.run(root.path + "/usr/bin/hotspot-helper-agent", ["--help"])
+            #expect(agentHelp.stdout.contains("USAGE: hotspot-helper-agent"), "\(agentHelp.stdout)")
+            let daemonHelp = try await ManagedProcess.run(root.path + "/usr/libexec/hotspot-helperd", ["--help"])
+            #expect(daemonHelp.stdout.contains("USAGE: hotspot-helperd"), "\(daemonHelp.stdout)")
             for completion in ["/usr/share/bash-completion/completions/hotspotctl", "/usr/share/zsh/vendor-completions/_hotspotctl",
                                "/usr/share/fish/vendor_completions.d/hotspotctl.fish"] {
                 let text = try String(contentsOfFile: root.path + completion, encoding: .utf8)
@@ -159,15 +172,20 @@ extension DesktopTests {
 
             let contents = try await ManagedProcess.run("/usr/bin/dpkg-deb", ["--contents", path])
             var listed: [String: (mode: String, owner: String)] = [:]
+            var targets: [String: String] = [:]
             for line in contents.stdout.split(separator: "\n") {
                 let f = line.split(separator: " ", omittingEmptySubsequences: true)
                 guard f.count >= 6 else { continue }
                 listed[String(f[5].dropFirst())] = (String(f[0]), String(f[1]))
+                if f.count == 8, f[6] == "->" { targets[String(f[5].dropFirst())] = String(f[7]) }
             }
             for (file, mode) in Self.manifest {
                 let entry = try #require(listed[file], "the .deb lacks \(file)")
                 #expect(entry.owner == "root/root", "\(file): \(entry.owner)")
                 #expect(entry.mode == (mode == 0o755 ? "-rwxr-xr-x" : "-rw-r--r--"), "\(file): \(entry.mode)")
+            }
+            for (link, target) in Self.links {
+                #expect(listed[link]?.mode == "lrwxrwxrwx" && targets[link] == target, "\(link): \(String(describing: listed[link])) -> \(targets[link] ?? "nothing")")
             }
             #expect(listed["/usr/share/doc/hotspot-helper/changelog.gz"] != nil)
         }

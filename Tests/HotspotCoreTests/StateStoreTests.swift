@@ -52,7 +52,25 @@ final class MemoryStore: HotspotStateStore {
         #expect(loaded.state.cache.entries == [key("Cafe"): .helper("alpha"), key("Home", .personal): .notCaptive])
         #expect(loaded.state.autoconnectDisabled == ["conn-1": key("Cafe")])
         #expect(loaded.damaged.map(\.line) == [3, 5, 7, 8, 9, 10, 12])
-        #expect(loaded.damaged[1].problem.contains("unknown security class 'wpa9'"))
+        #expect(loaded.damaged[1].problem.contains("unknown security class in field 3"))
+    }
+
+    /// Issue 14 item 3: a forged or damaged line reaches the journal by number and problem only.
+    @Test func damagedLineIsReportedWithoutItsContentSoItCannotForgeALogLine() throws {
+        let text = """
+            hotspot-helper-state 1
+            network 4c6962 SECRET-wpa9 not-captive
+            autoconnect-off conn-1 43616665 SECRET-class
+            SECRET\rNov 22 hotspot-helperd: forged
+            network 43616665 open helper alpha
+            network 43616665 open helper SECRET-duplicate
+            """
+        let loaded = try StateStoreCodec.decode(Array(text.utf8))
+        #expect(loaded.damaged.map(\.line) == [2, 3, 4, 6])
+        for entry in loaded.damaged {
+            #expect(!entry.description.contains("SECRET"), "\(entry)")
+            #expect(!entry.description.contains("\r"))
+        }
     }
 
     @Test func missingHeaderIsReportedAndTheEntriesAreStillRead() throws {

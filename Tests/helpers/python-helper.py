@@ -59,7 +59,8 @@ def main():
     bus = dbus.SystemBus()
     Helper(bus, confidence, authenticate, claims)
     manager = bus.get_object(BUS_NAME, MANAGER)
-    manager.RegisterHelper(dbus.ObjectPath(PATH), {'DisplayName': name, 'Identifier': 'org.example.python'},
+    manager.RegisterHelper(dbus.ObjectPath(PATH), {'DisplayName': name, 'Identifier': 'org.example.python',
+                                                       'Purpose': 'Tests the daemon from Python'},
                            dbus_interface='org.freedesktop.NetworkManager.HotspotHelper')
     print('registered', flush=True)
     GLib.MainLoop().run()

@@ -40,7 +40,8 @@ def main():
     bus = dbus.SystemBus()
     Helper(bus, PATH)
     manager = bus.get_object(BUS_NAME, MANAGER)
-    manager.RegisterHelper(dbus.ObjectPath(PATH), {'DisplayName': sys.argv[1], 'Identifier': 'org.example.twice'},
+    manager.RegisterHelper(dbus.ObjectPath(PATH), {'DisplayName': sys.argv[1], 'Identifier': 'org.example.twice',
+                                                       'Purpose': 'Tests registering twice'},
                            dbus_interface='org.freedesktop.NetworkManager.HotspotHelper')
     print('registered', flush=True)
     GLib.MainLoop().run()

@@ -1,5 +1,5 @@
 import DBus
-import Foundation
+import Glibc
 
 /// Opens a sign-in page: GNOME's portal helper (`org.gnome.Shell.PortalHelper.Authenticate`) when
 /// it is on the session bus or can be activated there, the browser command otherwise.
@@ -44,16 +44,22 @@ struct PageOpener: Sendable {
         return active
     }
 
+    /// Runs `browser url` through /usr/bin/env (so a bare name is looked up on PATH), with
+    /// stdin on /dev/null; the agent does not wait for it (SIGCHLD is ignored, see AgentCommand).
     private func runBrowser(_ url: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [browser, url]
-        p.standardInput = FileHandle.nullDevice
-        do {
-            try p.run()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        let argv = ["/usr/bin/env", browser, url]
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { for p in cArgs { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, "/usr/bin/env", &actions, nil, &cArgs, environ)
+        if rc == 0 {
             AgentLog.write("opened \(url) with \(browser)")
-        } catch {
-            AgentLog.write("could not run \(browser) \(url): \(error)")
+        } else {
+            AgentLog.write("could not run \(browser) \(url): \(String(cString: strerror(rc)))")
         }
     }
 }

@@ -1,13 +1,15 @@
 import ArgumentParser
 import DBus
-import Foundation
+import Glibc
 import HotspotClient
+import ProgramSupport
 
 /// `hotspot-helper-agent`: the per-user session agent. Started by a systemd user unit or the XDG
 /// autostart entry; one instance per session (it owns a name on the session bus).
-@main
-struct AgentCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct AgentCommand: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "hotspot-helper-agent",
         abstract: "Notify the user when a hotspot helper needs them, and open the sign-in page.",
         discussion: """
@@ -30,23 +32,29 @@ struct AgentCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Never use GNOME's portal helper; always open the browser.")
     var noPortalHelper = false
 
-    static func main() async {
+    /// Parses `arguments` (without the program name) and runs until SIGTERM or SIGINT (status 0)
+    /// or the system bus goes away; failures map to the documented exit statuses.
+    public static func main(arguments: [String]) async {
         do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
+            var command = try parseAsRoot(arguments)
+            if let asyncCommand = command as? any AsyncParsableCommand {
+                try await ProgramLifecycle.run(command: asyncCommand)
+            } else {
+                try command.run()
+            }
         } catch let failure as ClientFailure {
             AgentLog.write(failure.description)
-            Foundation.exit(failure.exitCode)
+            Glibc.exit(failure.exitCode)
         } catch {
             if exitCode(for: error) == .validationFailure {
                 AgentLog.write(fullMessage(for: error))
-                Foundation.exit(ExitStatus.usage)
+                Glibc.exit(ExitStatus.usage)
             }
             exit(withError: error)
         }
     }
 
-    func run() async throws {
+    public func run() async throws {
         let system = try DaemonClient.system()
         let session: Connection
         do { session = try Connection.session() } catch {
@@ -59,17 +67,14 @@ struct AgentCommand: AsyncParsableCommand {
             }
             throw ClientFailure.classify(e)
         }
-        let stop = [SIGINT, SIGTERM].map { sig -> any DispatchSourceSignal in
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler { Foundation.exit(ExitStatus.success) }
-            s.resume()
-            return s
-        }
+        // Browsers the agent starts are reaped by the kernel: the agent never waits for them.
+        signal(SIGCHLD, SIG_IGN)
         let opener = PageOpener(session: session, system: system.connection, browser: browser, usePortalHelper: !noPortalHelper)
         let agent = SignInAgent(daemon: system, notifications: Notifications(session: session), opener: opener, fallbackURL: fallbackURL)
+        // SIGTERM or SIGINT cancels this task (ProgramLifecycle): the agent's loops end and
+        // the stop is clean.
         let reason = try await agent.run()
-        _ = stop
+        if ProgramLifecycle.isStopping { return }
         throw ClientFailure.failed(reason)
     }
 }
@@ -77,6 +82,6 @@ struct AgentCommand: AsyncParsableCommand {
 /// The agent's messages go to stderr (the journal under systemd).
 enum AgentLog {
     static func write(_ message: String) {
-        FileHandle.standardError.write(Data("hotspot-helper-agent: \(message)\n".utf8))
+        StandardError.writeLine("hotspot-helper-agent: \(message)")
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import HotspotClient
 
 struct Check: AsyncParsableCommand {

@@ -1,11 +1,14 @@
 import ArgumentParser
-import Foundation
+import Glibc
 import HotspotDaemon
 import Logging
+import ProgramSupport
 
-@main
-struct HotspotHelperDaemon: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `hotspot-helperd`: the system service.
+public struct HotspotHelperDaemon: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "hotspot-helperd",
         abstract: "The Hotspot Helper service: labels known Wi-Fi networks, supplies their passwords and signs in to captive portals.",
         discussion: """
@@ -46,9 +49,19 @@ struct HotspotHelperDaemon: AsyncParsableCommand {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
-    func run() async throws {
+    /// Parses `arguments` (without the program name) and runs the daemon until SIGTERM or SIGINT.
+    public static func main(arguments: [String]) async {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    public func run() async throws {
         var configuration = DaemonConfiguration()
-        let path = config ?? (FileManager.default.fileExists(atPath: Self.defaultConfig) ? Self.defaultConfig : nil)
+        let path = config ?? (access(Self.defaultConfig, F_OK) == 0 ? Self.defaultConfig : nil)
         if let path {
             do { configuration = try DaemonConfiguration.load(path: path) } catch {
                 throw ValidationError(error.message)
@@ -58,14 +71,20 @@ struct HotspotHelperDaemon: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level '\(logLevel)' (trace, debug, info, notice, warning, error, critical)")
         }
+        // Under systemd, stderr is the journal: each line then starts with its syslog priority
+        // (`<3>`…), so `journalctl -p err -u hotspot-helperd` finds the errors.
+        let journal = JournalStream.isStandardError()
         LoggingSystem.bootstrap { label in
+            if journal { return SyslogPriorityLogHandler(label: label, level: level) }
             var h = StreamLogHandler.standardError(label: label)
             h.logLevel = level
             return h
         }
         let log = Logger(label: "hotspot-helperd")
         do {
-            try await Daemon.run(configuration: configuration, log: log)
+            try await ProgramLifecycle.run(cancelOnSignal: false, logger: log) { [configuration] lifecycle in
+                try await Daemon.run(configuration: configuration, log: log, until: { await lifecycle.stopRequested() })
+            }
         } catch let error as DaemonError {
             log.critical("\(error.message)")
             throw ExitCode(1)

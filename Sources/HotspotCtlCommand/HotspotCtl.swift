@@ -1,11 +1,13 @@
 import ArgumentParser
-import Foundation
+import Glibc
 import HotspotClient
+import ProgramSupport
 
 /// `hotspotctl`: the command line of the Hotspot Helper, in the spirit of nmcli.
-@main
-struct HotspotCtl: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct HotspotCtl: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "hotspotctl",
         abstract: "Show and control the Hotspot Helper (hotspot-helperd).",
         discussion: """
@@ -19,26 +21,41 @@ struct HotspotCtl: AsyncParsableCommand {
         subcommands: [Status.self, Networks.self, Helpers.self, Monitor.self, Check.self, Logoff.self, PresentUI.self, Forget.self],
         defaultSubcommand: Status.self)
 
-    /// Parses, runs, and maps failures to the documented exit statuses (ArgumentParser's own
-    /// usage status 64 becomes 2, as for nmcli and most Unix tools).
-    static func main() async {
+    /// Parses `arguments` (the command line without the program name), runs, and maps failures
+    /// to the documented exit statuses (ArgumentParser's own usage status 64 becomes 2, as for
+    /// nmcli and most Unix tools). SIGINT and SIGTERM end a command cleanly (status 0).
+    public static func main(arguments: [String]) async {
         do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
+            var command = try parseAsRoot(Self.movingGlobalFlags(arguments))
+            if let asyncCommand = command as? any AsyncParsableCommand {
+                try await ProgramLifecycle.run(command: asyncCommand)
             } else {
                 try command.run()
             }
         } catch let failure as ClientFailure {
             Output.error(failure.description)
-            Foundation.exit(failure.exitCode)
+            Glibc.exit(failure.exitCode)
         } catch {
             if exitCode(for: error) == .validationFailure {
                 Output.error(fullMessage(for: error))
-                Foundation.exit(ExitStatus.usage)
+                Glibc.exit(ExitStatus.usage)
             }
             exit(withError: error)
         }
+    }
+
+    /// Options every subcommand takes, which may also come before the subcommand's name
+    /// (`hotspotctl --json status`, as `nmcli -t device`).
+    static let globalFlags: Set<String> = ["--json"]
+
+    /// Moves the global flags given before the subcommand's name to just after it, where the
+    /// subcommand's own parser finds them; everything else keeps its order.
+    static func movingGlobalFlags(_ arguments: [String]) -> [String] {
+        let names = Set(configuration.subcommands.map { $0._commandName })
+        guard let at = arguments.firstIndex(where: { names.contains($0) }) else { return arguments }
+        let before = arguments[..<at]
+        guard before.allSatisfy({ globalFlags.contains($0) }), !before.isEmpty else { return arguments }
+        return [arguments[at]] + before + arguments[(at + 1)...]
     }
 }
 

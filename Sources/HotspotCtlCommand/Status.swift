@@ -52,7 +52,7 @@ struct Helpers: AsyncParsableCommand {
         } else if helpers.isEmpty {
             print("no helpers registered")
         } else {
-            print(Output.table(["IDENTIFIER", "NAME", "STATE"], helpers.map { [$0.identifier, $0.displayName, $0.state] }))
+            print(Output.table(["IDENTIFIER", "NAME", "STATE", "PURPOSE"], helpers.map { [$0.identifier, $0.displayName, $0.state, Output.dash($0.purpose)] }))
         }
     }
 }

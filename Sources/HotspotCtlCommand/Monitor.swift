@@ -1,8 +1,9 @@
 import ArgumentParser
 import DBus
-import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import HotspotClient
+import ProgramSupport
 
 struct Monitor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,19 +29,13 @@ struct Monitor: AsyncParsableCommand {
 
     func run() async throws {
         let client = try options.client()
-        // Ctrl-C and SIGTERM end monitoring normally.
-        let stop = [SIGINT, SIGTERM].map { sig -> any DispatchSourceSignal in
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler { Foundation.exit(ExitStatus.success) }
-            s.resume()
-            return s
-        }
+        // Ctrl-C and SIGTERM end monitoring normally: ProgramLifecycle cancels this task, the
+        // event stream ends, and the stop is not an error.
         let events = try await request { try await client.events() }
         var view = MonitorView(client: client, json: options.json)
         await view.snapshot()
         for await event in events { await view.handle(event) }
-        _ = stop
+        if ProgramLifecycle.isStopping { return }
         throw ClientFailure.daemonNotRunning("the system bus connection closed")
     }
 }
@@ -59,10 +54,9 @@ struct MonitorView {
         self.json = json
     }
 
+    /// Now in UTC, RFC 3339 with milliseconds ("2026-11-22T09:30:00.123Z").
     static func now() -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: Date())
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date())
     }
 
     func emit(_ e: Monitor.Event, _ human: String) {
@@ -122,7 +116,7 @@ struct MonitorView {
         case .commandCompleted(let path, let helper, let command, let result, let seconds):
             let n = await name(path)
             emit(Monitor.Event(event: "command", time: time, interface: n, helper: helper, command: command, result: result, seconds: seconds),
-                 "\(n): \(helperNames[helper] ?? helper) answered \(command): \(result) (\(String(format: "%.2f", seconds)) s)")
+                 "\(n): \(helperNames[helper] ?? helper) answered \(command): \(result) (\(Output.twoDecimals(seconds)) s)")
         case .propertiesChanged(let path, let interface, let changed):
             if interface == "org.freedesktop.NetworkManager.HotspotHelper" {
                 if let status = changed["Status"]?.string {

@@ -25,7 +25,7 @@ actor SignInAgent {
         self.fallbackURL = fallbackURL
     }
 
-    /// Runs until the system bus connection ends; returns why.
+    /// Runs until the system bus connection ends or the task is cancelled; returns why.
     func run() async throws -> String {
         let events = try await daemon.events()
         let actions = try await notifications.signals("ActionInvoked")
@@ -46,6 +46,8 @@ actor SignInAgent {
         }
         defer { actionTask.cancel(); closedTask.cancel() }
         for await event in events { await handle(event) }
+        // Cancelled (SIGTERM, SIGINT): the connection is still up, so do not wait for its end.
+        if Task.isCancelled { return "stopped" }
         return "the system bus connection ended: \(await daemon.connection.disconnection())"
     }
 

@@ -1,0 +1,153 @@
+import BenchKit
+import BusTestKit
+import DBus
+import Foundation
+import HotspotProtocol
+import Synchronization
+
+/// Hostile intake (issue 14 item 2): the daemon's memory and how fast it answers `Get` while an
+/// attacker unicasts huge byte-array signals to it, and while a crowd of unprivileged callers
+/// keeps polkit checks waiting. Goals: RSS growth ≤ 64 MiB, `Get` p99 ≤ 50 ms.
+struct Flood {
+    var signals = 20
+    var signalMiB = 30
+    var callers = 250
+    var callsPerCaller = 4
+
+    static let authority = "/org/freedesktop/PolicyKit1/Authority"
+
+    func run(verbose: Bool) async throws -> (figures: [Figure], failures: [String]) {
+        let progress: @Sendable (String) -> Void = { verbose ? say($0) : note($0) }
+        let bus = try await PrivateBus()
+        defer { bus.stop() }
+        // A polkit that takes its time: every check stays pending for the whole measurement.
+        let polkit = try await bus.startMock(name: "org.freedesktop.PolicyKit1", path: Self.authority, interface: "org.freedesktop.PolicyKit1.Authority")
+        let c = try bus.connect()
+        try await polkit.addMethod(c, path: Self.authority, interface: "org.freedesktop.PolicyKit1.Authority", name: "CheckAuthorization",
+                                   inSignature: "(sa{sv})sa{ss}us", outSignature: "(bba{ss})",
+                                   code: "import time; time.sleep(9); ret = (False, False, {})")
+        let daemon = try await DaemonProcess.start(on: bus, logLevel: "warning")
+        let pid = daemon.process.pid
+        let daemonName = try await c.nameOwner(HotspotContract.busName) ?? ""
+        let baseline = ProcessSample(pid: pid)
+        let quiet = try await getLatencies(c, count: 50)
+        progress("flood: daemon at rest: \(baseline), Get p99 \(format(percentile(quiet, 99))) ms")
+
+        // 1. Unsolicited 30 MB byte arrays, unicast to the daemon's connection.
+        let attacker = try bus.connect()
+        let payload = DBusValue.bytes([UInt8](repeating: 0x41, count: signalMiB << 20))
+        let target = try BusName(daemonName)
+        let peak = PeakRSS(pid: pid)
+        let done = DoneFlag()
+        let sending = Task {
+            defer { done.set() }
+            for _ in 0..<signals {
+                try await attacker.emit(path: "/flood", interface: "org.example.Flood", member: "Bytes", body: [payload], destination: target)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let sampling = Task { await peak.follow() }
+        var duringSignals: [Double] = []
+        while !done.isSet {
+            duringSignals += try await getLatencies(c, count: 10)
+        }
+        try await sending.value
+        // A Ping from the attacker reaches the daemon after every signal it sent (one sender's
+        // messages stay in order): once it is answered, the daemon has read the whole flood.
+        let draining = Task { _ = try await attacker.call(destination: target, path: "/", interface: "org.freedesktop.DBus.Peer", member: "Ping", timeout: .seconds(120)) }
+        let drained = DoneFlag()
+        let drainWatch = Task { _ = try? await draining.value; drained.set() }
+        while !drained.isSet { duringSignals += try await getLatencies(c, count: 5) }
+        _ = await drainWatch.value
+        sampling.cancel()
+        let signalPeak = await peak.maximum
+        progress("flood: \(signals) × \(signalMiB) MiB signals sent; peak RSS \(format(Double(signalPeak) / 1024)) MiB, Get p99 \(format(percentile(duringSignals, 99))) ms")
+
+        // 2. Unprivileged callers, each with `callsPerCaller` calls waiting on polkit.
+        let offered = callers * callsPerCaller
+        let script = """
+            import dbus, dbus.mainloop.glib, json
+            from gi.repository import GLib
+            dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+            results = {}
+            def record(r):
+                results[r] = results.get(r, 0) + 1
+            conns = [dbus.bus.BusConnection('\(bus.address)') for _ in range(\(callers))]
+            for conn in conns:
+                obj = conn.get_object('\(HotspotContract.busName)', '\(HotspotContract.managerPath)')
+                for _ in range(\(callsPerCaller)):
+                    obj.ForgetNetwork(dbus.ByteArray(b'abc'), dbus_interface='\(HotspotContract.managerInterface)', timeout=60,
+                                      reply_handler=lambda *a: record('ok'), error_handler=lambda e: record(e.get_dbus_name()))
+            print('sent', flush=True)
+            GLib.timeout_add(7000, lambda: (print(json.dumps(results), flush=True), loop.quit()))
+            loop = GLib.MainLoop(); loop.run()
+            """
+        let beforeChecks = ProcessSample(pid: pid)
+        let peak2 = PeakRSS(pid: pid)
+        let crowd = Task { try await bus.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script]) }
+        let sampling2 = Task { await peak2.follow() }
+        try await Task.sleep(for: .seconds(2))
+        let duringChecks = try await getLatencies(c, count: 100)
+        let crowdResult = try await crowd.value
+        sampling2.cancel()
+        let checkPeak = await peak2.maximum
+        // The mock polkit is busy sleeping, so it cannot be asked; what the callers got tells:
+        // every call not answered after 7 s is still waiting on polkit.
+        let outcome = crowdResult.stdout.split(separator: "\n").last.map(String.init) ?? "{}"
+        let answered = ((try? JSONSerialization.jsonObject(with: Data(outcome.utf8))) as? [String: Int] ?? [:]).values.reduce(0, +)
+        let pending = offered - answered
+        progress("flood: \(offered) calls from \(callers) unprivileged connections; answered at once \(outcome); still waiting \(pending)")
+        progress("flood: peak RSS \(format(Double(checkPeak) / 1024)) MiB, Get p99 \(format(percentile(duringChecks, 99))) ms")
+
+        let growthSignals = Double(signalPeak - baseline.rssKiB) / 1024
+        let growthChecks = Double(checkPeak - beforeChecks.rssKiB) / 1024
+        let figures = [
+            Figure("flood: RSS growth, \(signals) unsolicited \(signalMiB) MB ay signals", growthSignals, "MiB", goal: "≤ 64 MiB"),
+            Figure("flood: Get p99 during the signal flood", percentile(duringSignals, 99), "ms",
+                   baseline: percentile(quiet, 99), baselineUnit: "ms at rest", goal: "≤ 50 ms"),
+            Figure("flood: RSS growth, \(offered) polkit checks offered", growthChecks, "MiB", goal: "≤ 64 MiB"),
+            Figure("flood: polkit checks the daemon kept waiting", Double(pending), "checks", goal: "≤ 64 (the daemon's cap)"),
+            Figure("flood: Get p99 while polkit checks wait", percentile(duringChecks, 99), "ms",
+                   baseline: percentile(quiet, 99), baselineUnit: "ms at rest", goal: "≤ 50 ms"),
+        ]
+        var failures: [String] = []
+        if growthSignals > 64 { failures.append("RSS grew \(format(growthSignals)) MiB during the signal flood (goal ≤ 64)") }
+        if growthChecks > 64 { failures.append("RSS grew \(format(growthChecks)) MiB during the polkit flood (goal ≤ 64)") }
+        if percentile(duringSignals, 99) > 50 { failures.append("Get p99 \(format(percentile(duringSignals, 99))) ms during the signal flood (goal ≤ 50)") }
+        if percentile(duringChecks, 99) > 50 { failures.append("Get p99 \(format(percentile(duringChecks, 99))) ms during the polkit flood (goal ≤ 50)") }
+        return (figures, failures)
+    }
+
+    func getLatencies(_ c: Connection, count: Int) async throws -> [Double] {
+        var out: [Double] = []
+        for _ in 0..<count {
+            let start = ContinuousClock.now
+            _ = try await c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
+                                 member: "Get", body: [.string(HotspotContract.managerInterface.rawValue), "Version"])
+            out.append(milliseconds(ContinuousClock.now - start))
+        }
+        return out
+    }
+
+    func format(_ v: Double) -> String { String(format: "%.1f", v) }
+}
+
+/// The highest RSS seen while following a process.
+actor PeakRSS {
+    let pid: Int32
+    private(set) var maximum = 0
+    init(pid: Int32) { self.pid = pid }
+    func follow() async {
+        while !Task.isCancelled {
+            maximum = max(maximum, ProcessSample(pid: pid).rssKiB)
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// Set once, read from anywhere.
+final class DoneFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}

@@ -1,0 +1,70 @@
+import FoundationEssentials
+import Glibc
+import HotspotClient
+import ProgramSupport
+
+/// Printing: aligned tables for people, JSON for scripts, errors on stderr.
+enum Output {
+    /// Columns padded to the widest cell by display width (an SSID in CJK or with emoji takes two
+    /// columns per such character, so the next column still lines up); the last column is not
+    /// padded.
+    static func table(_ headers: [String], _ rows: [[String]]) -> String {
+        var widths = headers.map(DisplayWidth.of)
+        for row in rows {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], DisplayWidth.of(cell)) }
+        }
+        func line(_ cells: [String]) -> String {
+            var out = ""
+            for (i, cell) in cells.enumerated() {
+                if i == cells.count - 1 { out += cell } else { out += cell + String(repeating: " ", count: widths[i] - DisplayWidth.of(cell) + 2) }
+            }
+            return out
+        }
+        return ([line(headers)] + rows.map(line)).joined(separator: "\n")
+    }
+
+    static func json<T: Encodable>(_ value: T, pretty: Bool = true) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func error(_ message: String) {
+        StandardError.writeLine("hotspotctl: \(message)")
+    }
+
+    /// "--" for none, otherwise the local time and how far away it is.
+    static func expiry(_ seconds: UInt64, now: Int = time(nil)) -> String {
+        guard seconds > 0 else { return "--" }
+        let delta = Int(clamping: seconds) - now
+        let relative = delta >= 0 ? "in \(duration(delta))" : "\(duration(-delta)) ago"
+        return "\(localTime(seconds)) (\(relative))"
+    }
+
+    /// `yyyy-MM-dd HH:mm:ss` in the local time zone (TZ, /etc/localtime), as `date` prints it.
+    static func localTime(_ seconds: UInt64) -> String {
+        var t = time_t(clamping: seconds)
+        var parts = tm()
+        guard localtime_r(&t, &parts) != nil else { return "\(seconds)" }
+        var buffer = [CChar](repeating: 0, count: 32)
+        let n = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S", &parts)
+        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func duration(_ s: Int) -> String {
+        if s < 60 { return "\(s) s" }
+        if s < 3600 { return "\(s / 60) min" }
+        return "\(s / 3600) h \(s % 3600 / 60) min"
+    }
+
+    static func dash(_ s: String) -> String { s.isEmpty ? "--" : s }
+
+    /// `x` with two decimals ("0.25"), for durations in seconds.
+    static func twoDecimals(_ x: Double) -> String {
+        guard x.isFinite else { return "\(x)" }
+        let hundredths = Int((abs(x) * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(x < 0 && hundredths > 0 ? "-" : "")\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}

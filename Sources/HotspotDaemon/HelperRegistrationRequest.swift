@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DBus
+import HotspotCore
+import HotspotProtocol
+
+/// A RegisterHelper call's options, checked before polkit is asked (issue 14 item 5): who the
+/// helper says it is, why it wants to see networks, and which user asks.
+struct HelperRegistrationRequest: Sendable {
+    var displayName: String
+    var identifier: HelperID
+    var commands: Set<CommandType>
+    /// Why the helper wants to see Wi-Fi networks; required for callers other than root.
+    var purpose: String?
+    /// The caller's uid (nil when the bus would not say).
+    var uid: UInt32?
+
+    static let maximumDisplayNameLength = 64
+    static let maximumIdentifierLength = 255
+    static let maximumPurposeLength = 200
+    /// Identifiers of this prefix belong to the daemon's own built-in helpers.
+    static let reservedPrefix = "builtin."
+
+    /// Parses and bounds `options`; `pid` tells whether the caller is the daemon itself.
+    init(options: [String: DBusValue], uid: UInt32?, pid: UInt32?) throws(HotspotError) {
+        guard let display = options["DisplayName"]?.string, !display.isEmpty else {
+            throw HotspotError(.invalidArgs, "RegisterHelper needs the option DisplayName (a non-empty string)")
+        }
+        guard display.count <= Self.maximumDisplayNameLength else {
+            throw HotspotError(.invalidArgs, "DisplayName is \(display.count) characters; keep it to 15 (at most \(Self.maximumDisplayNameLength))")
+        }
+        try Self.refuseControlCharacters(display, option: "DisplayName")
+        let identifier = options["Identifier"]?.string ?? display
+        guard !identifier.isEmpty, identifier.utf8.count <= Self.maximumIdentifierLength else {
+            throw HotspotError(.invalidArgs, "Identifier must be 1 to \(Self.maximumIdentifierLength) bytes")
+        }
+        try Self.refuseControlCharacters(identifier, option: "Identifier")
+        if identifier.hasPrefix(Self.reservedPrefix), pid.map({ Int32(bitPattern: $0) }) != getpid() {
+            throw HotspotError(.notAllowed, "identifiers starting with '\(Self.reservedPrefix)' belong to the daemon's built-in helpers; "
+                               + "choose another Identifier (a reverse-DNS name such as com.example.hotspot)")
+        }
+        var commands = Set(CommandType.allCases)
+        if let list = options["Commands"] {
+            guard let names = list.strings, list.arrayItems?.count == names.count else {
+                throw HotspotError(.invalidArgs, "Commands must be a list of strings (as)")
+            }
+            var parsed = Set<CommandType>()
+            for n in names {
+                guard let c = CommandType(rawValue: n) else {
+                    throw HotspotError(.invalidArgs, "unknown command '\(UntrustedText.forLog(n, limit: 40))' in Commands (expected: \(CommandType.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                parsed.insert(c)
+            }
+            commands = parsed
+        }
+        var purpose: String?
+        if let value = options["Purpose"] {
+            guard let text = value.string, !text.isEmpty, text.count <= Self.maximumPurposeLength else {
+                throw HotspotError(.invalidArgs, "Purpose must be a non-empty string of at most \(Self.maximumPurposeLength) characters")
+            }
+            try Self.refuseControlCharacters(text, option: "Purpose")
+            purpose = text
+        } else if uid != 0 {
+            throw HotspotError(.invalidArgs, "RegisterHelper needs the option Purpose: one sentence saying why this helper wants to see "
+                               + "Wi-Fi networks, shown to the person asked to allow it (HotspotHelperOptions.purpose, --purpose)")
+        }
+        self.displayName = display
+        self.identifier = HelperID(identifier)
+        self.commands = commands
+        self.purpose = purpose
+        self.uid = uid
+    }
+
+    /// polkit's details: the dialog says who asks and why (`polkit.message`), and the action's
+    /// own message may use `$(display-name)` and `$(purpose)`.
+    var polkitDetails: [String: String] {
+        var d = ["display-name": displayName, "identifier": identifier.rawValue]
+        if let purpose { d["purpose"] = purpose }
+        d["polkit.message"] = "The hotspot helper “\(displayName)” wants to see the Wi-Fi networks around you and sign in to them"
+            + (purpose.map { ": \($0)" } ?? ".")
+        return d
+    }
+
+    private static func refuseControlCharacters(_ text: String, option: String) throws(HotspotError) {
+        if text.unicodeScalars.contains(where: UntrustedText.needsEscape) {
+            throw HotspotError(.invalidArgs, "\(option) must not contain control characters, line breaks or direction overrides")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import DBus
+import NetworkManager
+
+/// What provisioning does to NetworkManager's profiles, decided from what helpers claim and
+/// what NetworkManager holds. Pure: the ``ProfileProvisioner`` reads, calls this, and carries the
+/// actions out.
+///
+/// Rules (docs/NETWORKMANAGER.md, "Provisioning"):
+/// - Only profiles carrying the daemon's mark are ever updated or deleted.
+/// - A network the user has a profile of their own for (any unmarked profile with that SSID) is
+///   not provisioned; a marked profile for it is withdrawn: the user's profile wins.
+/// - A network whose marked profile this daemon wrote and that has since disappeared was deleted
+///   by someone else (the user, "Forget" in the desktop): it is declined and not provisioned
+///   again until ``ProfileProvisioner/forgot(_:)`` or a daemon restart.
+/// - An active profile is never deleted (that would cut the user off); it is withdrawn once
+///   it is no longer active.
+/// - A marked profile this daemon did not write (left by an earlier run) is kept while
+///   `adopting` (helpers have not all answered yet), then updated or withdrawn like any other.
+/// - One marked profile per SSID: extra ones are withdrawn.
+struct ProfilePlan: Sendable, Equatable {
+    enum Reason: String, Sendable, Hashable {
+        /// No registered helper claims the network with a password any more.
+        case unclaimed = "no helper supplies its password any more"
+        /// The user has a profile of their own for the network.
+        case userProfile = "the user has a profile of their own for it"
+        /// Another marked profile already stands for the network.
+        case duplicate = "another provisioned profile exists for it"
+        /// The daemon is stopping.
+        case shutdown = "the daemon is stopping"
+    }
+
+    enum Action: Sendable, Hashable {
+        case add(ProvisionedProfileSpec)
+        /// Rewrite the whole profile (same uuid), secret included, with this autoconnect.
+        case update(HeldProfile, ProvisionedProfileSpec, autoconnect: Bool)
+        case delete(HeldProfile, Reason)
+    }
+
+    var actions: [Action] = []
+    /// SSIDs newly found declined (their profile vanished behind the daemon's back).
+    var newlyDeclined: Set<[UInt8]> = []
+    /// Whether some profile was kept only because `adopting` was set (plan again later).
+    var keptWhileAdopting = false
+    /// Whether some profile was kept only because it is in use (plan again when it is not).
+    var keptWhileActive = false
+
+    /// - Parameters:
+    ///   - wanted: the profiles helpers' claims call for, one per SSID.
+    ///   - held: the Wi-Fi profiles NetworkManager holds now.
+    ///   - written: what this daemon last wrote, by uuid (it cannot read secrets back).
+    ///   - declined: SSIDs not to provision (their profile was deleted by someone else).
+    ///   - active: profiles in use by an active connection.
+    ///   - adopting: keep unclaimed marked profiles this daemon did not write.
+    ///   - fresh: SSIDs forgotten (`ForgetNetwork`): a rewrite switches autoconnect back on;
+    ///     otherwise it keeps the profile's autoconnect (off after a failed sign-in).
+    init(wanted: [ProvisionedProfileSpec], held: [HeldProfile], written: [String: ProvisionedProfileSpec],
+         declined: Set<[UInt8]>, active: Set<ObjectPath>, adopting: Bool, fresh: Set<[UInt8]> = []) {
+        let heldUUIDs = Set(held.map(\.uuid))
+        for (uuid, spec) in written where !heldUUIDs.contains(uuid) { newlyDeclined.insert(spec.ssid) }
+        let refused = declined.union(newlyDeclined)
+        let userSSIDs = Set(held.filter { !$0.isProvisioned }.map(\.ssid))
+        var byCallFor: [[UInt8]: ProvisionedProfileSpec] = [:]
+        for spec in wanted where !userSSIDs.contains(spec.ssid) && !refused.contains(spec.ssid) && spec.hasValidPassword {
+            byCallFor[spec.ssid] = byCallFor[spec.ssid] ?? spec
+        }
+        var covered = Set<[UInt8]>()
+        for profile in held.filter(\.isProvisioned).sorted(by: { $0.path < $1.path }) {
+            if !covered.contains(profile.ssid), let spec = byCallFor[profile.ssid] {
+                covered.insert(profile.ssid)
+                if written[profile.uuid] != spec {
+                    actions.append(.update(profile, spec, autoconnect: fresh.contains(spec.ssid) || profile.autoconnect))
+                }
+                continue
+            }
+            let reason: Reason
+            if covered.contains(profile.ssid) {
+                reason = .duplicate
+            } else if userSSIDs.contains(profile.ssid) {
+                reason = .userProfile
+            } else {
+                reason = .unclaimed
+            }
+            if active.contains(profile.path) {
+                keptWhileActive = true
+                continue
+            }
+            if adopting, reason == .unclaimed, written[profile.uuid] == nil {
+                keptWhileAdopting = true
+                covered.insert(profile.ssid)
+                continue
+            }
+            actions.append(.delete(profile, reason))
+        }
+        for spec in wanted where byCallFor[spec.ssid] == spec && !covered.contains(spec.ssid) {
+            covered.insert(spec.ssid)
+            actions.append(.add(spec))
+        }
+    }
+
+    /// Withdraws every marked profile that is not in use (at shutdown).
+    static func withdrawAll(held: [HeldProfile], active: Set<ObjectPath>) -> [Action] {
+        held.filter { $0.isProvisioned && !active.contains($0.path) }.sorted { $0.path < $1.path }.map { .delete($0, .shutdown) }
+    }
+}

@@ -1,0 +1,236 @@
+import DBus
+import FoundationEssentials
+import HotspotCore
+import Logging
+import NetworkManager
+
+/// Provisions NetworkManager profiles for networks a helper claims with a password, so the
+/// password reaches NetworkManager however the join starts.
+///
+/// NetworkManager asks only the secret agents of the user who requested an activation (and on
+/// autoconnect the desktop's agent first), so the daemon's secret agent is never asked for a
+/// desktop user's click. A profile that already holds the PSK as a system-owned secret
+/// (`psk-flags` 0) needs no agent at all. The daemon therefore adds such profiles in memory
+/// (`AddConnection2` IN_MEMORY: never written to disk), rewrites them when the password changes
+/// (`Update2` IN_MEMORY) and deletes them when no helper supplies the password any more; the
+/// secret agent stays as the fallback. The decisions are ``ProfilePlan``'s; this actor does the
+/// I/O, one reconciliation at a time, and logs what it changed (never a password).
+actor ProfileProvisioner {
+    let client: NetworkManagerClient
+    let log: Logger
+    /// How long marked profiles left by an earlier run are kept unclaimed after NetworkManager
+    /// appears, so helpers have time to register and answer filter-scan-list.
+    let adoptionGrace: Duration
+
+    private var claims = PasswordClaims()
+    /// Key management per SSID, from access points seen as WPA/WPA3-Personal; kept once learnt.
+    private var keyManagement: [[UInt8]: ProfileKeyManagement] = [:]
+    /// What this daemon last wrote, by uuid: secrets cannot be read back from NetworkManager.
+    private var written: [String: ProvisionedProfileSpec] = [:]
+    private var declined: Set<[UInt8]> = []
+    /// SSIDs forgotten since the last reconciliation: their rewrite switches autoconnect on.
+    private var fresh: Set<[UInt8]> = []
+    private var available = false
+    private var adoptUntil: ContinuousClock.Instant?
+    private var reconciling = false
+    private var pending = false
+    private var adoptionTimer: Task<Void, Never>?
+    /// Some profile is due to go once it is no longer in use.
+    private var waitingForDeactivation = false
+    private var recheck: Task<Void, Never>?
+
+    init(client: NetworkManagerClient, log: Logger, adoptionGrace: Duration = .seconds(60)) {
+        self.client = client
+        self.log = log
+        self.adoptionGrace = adoptionGrace
+    }
+
+    // MARK: - What the daemon learns
+
+    /// A helper answered filter-scan-list about `asked` (the command's scan list).
+    func helperAnswered(_ helper: RegisteredHelper, asked: [Network], claims newClaims: [ScanClaim]) {
+        let before = claims.passwords()
+        claims.record(helper, asked: asked, claims: newClaims)
+        if claims.passwords() != before { requestReconcile() }
+    }
+
+    /// A helper unregistered or left the bus: the passwords it alone supplied are withdrawn.
+    func helperDeparted(_ helper: HelperID) {
+        let before = claims.passwords()
+        claims.remove(helper)
+        if claims.passwords() != before { requestReconcile() }
+    }
+
+    /// The user forgot a network (`ForgetNetwork`): its profile is provisioned afresh — written
+    /// again whole (autoconnect on, any edit undone), or added again if someone had deleted it.
+    func forgot(_ ssid: SSID) {
+        declined.remove(ssid.bytes)
+        fresh.insert(ssid.bytes)
+        for (uuid, spec) in written where spec.ssid == ssid.bytes { written[uuid] = nil }
+        requestReconcile()
+    }
+
+    /// An interface's access points: learns which key management each personal network needs.
+    func accessPointsSeen(_ accessPoints: [AccessPoint]) {
+        var changed = false
+        for ap in accessPoints {
+            guard let km = ProfileKeyManagement(accessPoint: ap), keyManagement[ap.ssid] != km else { continue }
+            // PSK wins over SAE when the network's access points disagree (transition mode).
+            if keyManagement[ap.ssid] == .wpaPSK { continue }
+            keyManagement[ap.ssid] = km
+            changed = true
+        }
+        if changed { requestReconcile() }
+    }
+
+    /// NetworkManager appeared on or left the bus.
+    func managerAvailable(_ isAvailable: Bool) {
+        available = isAvailable
+        guard isAvailable else { return }
+        adoptUntil = ContinuousClock.now + adoptionGrace
+        requestReconcile()
+    }
+
+    /// A device changed state: a profile kept only because it was in use may go now. NetworkManager
+    /// lists the active connection for a moment after the device leaves ACTIVATED, so this looks
+    /// now and once more a little later.
+    func deviceStateChanged() {
+        guard waitingForDeactivation else { return }
+        requestReconcile()
+        recheck?.cancel()
+        recheck = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(2))
+            guard !Task.isCancelled else { return }
+            await self?.requestReconcile()
+        }
+    }
+
+    /// ``withdrawAll()``, waiting at most `limit` for it (a stuck NetworkManager must not hold up
+    /// the daemon's stop; what is not deleted then is adopted or withdrawn by the next start).
+    nonisolated func withdrawAll(waitingAtMost limit: Duration) async {
+        let (done, finished) = AsyncStream<Void>.makeStream()
+        let work = Task { await self.withdrawAll(); finished.yield() }
+        let timer = Task { try? await Task.sleep(for: limit); finished.yield() }
+        for await _ in done { break }
+        timer.cancel()
+        if !work.isCancelled { work.cancel() }
+    }
+
+    /// At shutdown: deletes every marked profile not in use. Active ones stay (deleting them
+    /// would cut the user off); they vanish at reboot and the next run adopts them.
+    func withdrawAll() async {
+        adoptionTimer?.cancel()
+        recheck?.cancel()
+        guard available, let held = try? await client.wifiProfiles() else { return }
+        let active = (try? await client.activeProfiles()) ?? []
+        await carryOut(ProfilePlan.withdrawAll(held: held, active: active))
+    }
+
+    // MARK: - Reconciliation
+
+    /// What the claims call for: one profile per claimed SSID whose access points were seen
+    /// as WPA/WPA3-Personal (WEP, enterprise and open networks get none).
+    func wanted() -> [ProvisionedProfileSpec] {
+        claims.passwords().compactMap { ssid, winner -> ProvisionedProfileSpec? in
+            guard let password = winner.password, let km = keyManagement[ssid.bytes] else { return nil }
+            return ProvisionedProfileSpec(ssid: ssid.bytes, keyManagement: km, password: password.secret, helper: winner.helper.rawValue)
+        }.sorted { $0.ssid.lexicographicallyPrecedes($1.ssid) }
+    }
+
+    /// Runs a reconciliation now unless one is running; then that one runs again when it ends.
+    private func requestReconcile() {
+        guard !reconciling else { pending = true; return }
+        reconciling = true
+        Task { await self.reconcileUntilSettled() }
+    }
+
+    private func reconcileUntilSettled() async {
+        repeat {
+            pending = false
+            await reconcileOnce()
+        } while pending
+        reconciling = false
+    }
+
+    /// Reads NetworkManager's profiles, plans, and carries the plan out.
+    func reconcileOnce() async {
+        guard available else { return }
+        let held: [HeldProfile]
+        let active: Set<ObjectPath>
+        do {
+            held = try await client.wifiProfiles()
+            active = try await client.activeProfiles()
+        } catch {
+            log.warning("provisioning: cannot read NetworkManager's profiles: \(error); trying again at the next change")
+            return
+        }
+        let adopting = adoptUntil.map { ContinuousClock.now < $0 } ?? false
+        let plan = ProfilePlan(wanted: wanted(), held: held, written: written, declined: declined, active: active, adopting: adopting,
+                               fresh: fresh)
+        fresh = []
+        for ssid in plan.newlyDeclined.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            log.info("provisioning: the profile for \(SSID(bytes: ssid).displayForm) was deleted by someone else; not provisioning it again until the network is forgotten (hotspotctl forget) or the daemon restarts")
+            for (uuid, spec) in written where spec.ssid == ssid { written[uuid] = nil }
+        }
+        declined.formUnion(plan.newlyDeclined)
+        waitingForDeactivation = plan.keptWhileActive
+        await carryOut(plan.actions)
+        if plan.keptWhileAdopting, adoptionTimer == nil, let adoptUntil {
+            adoptionTimer = Task { [weak self] in
+                try? await Task.sleep(until: adoptUntil, clock: .continuous)
+                guard !Task.isCancelled else { return }
+                await self?.adoptionEnded()
+            }
+        }
+    }
+
+    private func adoptionEnded() {
+        adoptionTimer = nil
+        requestReconcile()
+    }
+
+    private func carryOut(_ actions: [ProfilePlan.Action]) async {
+        for action in actions {
+            switch action {
+            case .add(let spec):
+                let uuid = UUID().uuidString.lowercased()
+                do {
+                    let path = try await client.addProfile(spec.settings(uuid: uuid), flags: .inMemory)
+                    written[uuid] = spec
+                    log.info("provisioning: added \(path) (uuid \(uuid)) for \(Self.describe(spec)), in memory")
+                } catch {
+                    log.error("provisioning: could not add a profile for \(Self.describe(spec)): \(error)\(Self.hint(error))")
+                }
+            case .update(let held, let spec, let autoconnect):
+                do {
+                    try await client.updateProfile(held.path, spec.settings(uuid: held.uuid, autoconnect: autoconnect), flags: .inMemory)
+                    written[held.uuid] = spec
+                    log.info("provisioning: rewrote \(held.path) (uuid \(held.uuid)) for \(Self.describe(spec)), autoconnect \(autoconnect ? "on" : "off")")
+                } catch {
+                    log.error("provisioning: could not rewrite \(held.path) for \(Self.describe(spec)): \(error)\(Self.hint(error))")
+                }
+            case .delete(let held, let reason):
+                do {
+                    try await client.deleteProfile(held.path)
+                    log.info("provisioning: withdrew \(held.path) (uuid \(held.uuid), \(SSID(bytes: held.ssid).displayForm)): \(reason.rawValue)")
+                } catch {
+                    log.warning("provisioning: could not withdraw \(held.path) (\(SSID(bytes: held.ssid).displayForm)): \(error)")
+                }
+                written[held.uuid] = nil
+            }
+        }
+    }
+
+    /// A profile in log form: SSID (escaped), key management, helper. Never the password.
+    static func describe(_ spec: ProvisionedProfileSpec) -> String {
+        "\(SSID(bytes: spec.ssid).displayForm) (\(spec.keyManagement.rawValue), password from helper \(spec.helper))"
+    }
+
+    /// What to do about a failed write.
+    static func hint(_ error: any Error) -> String {
+        if case .callFailed(_, _, let e)? = error as? NetworkManagerError, e.name == DBusErrorName.unknownMethod {
+            return ". NetworkManager 1.20 or later is needed for in-memory profiles (AddConnection2/Update2); meanwhile the secret agent answers for this network when NetworkManager asks it"
+        }
+        return ". The secret agent still answers for this network when NetworkManager asks it; the next change tries again"
+    }
+}

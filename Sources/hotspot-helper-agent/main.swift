@@ -1,0 +1,5 @@
+// hotspot-helper-agent as a program of its own (the tests and `swift run`); the package ships it
+// as a name of the multi-call binary (Sources/hotspot-helper).
+import HotspotAgentCommand
+
+await AgentCommand.main(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -1,0 +1,46 @@
+import BusTestKit
+import Connectivity
+import HotspotCore
+import PortalSimulator
+import Testing
+
+@testable import HotspotDaemon
+
+/// The verdict a helper asks for after signing in must not be the check that was already under
+/// way. Found by the lab against real NetworkManager on an RFC 8908 network: the schedule's
+/// check, started before the accept and still waiting for the API, answered "still behind the
+/// portal", and a successful sign-in became a failure with autoconnect switched off.
+struct FreshVerdictTests {
+    @Test func aFreshVerdictComesFromACheckStartedAfterItWasAskedFor() async throws {
+        // The probe reaches the click-through portal at once; the RFC 8908 API (over TLS) never
+        // answers, so every check stays under way until the transfer timeout.
+        let sim = PortalSimulator(configuration: PortalSimulatorConfiguration(mode: .clickThrough, blackholeHosts: ["capport.test"]))
+        let port = try await sim.start()
+        let tls = try await TLSFront.start(forwardingTo: port)
+        defer { tls.stop() }
+        let dns = try SimulatorDNS(host: "127.0.0.1", port: 0, answer: "127.0.0.1")
+        defer { dns.stop() }
+        var settings = ConnectivitySettings()
+        settings.probes = [ConnectivityProbe(url: "http://connectivitycheck.gstatic.com:\(port)/generate_204", expectation: .status(204))]
+        settings.bindInterface = false
+        settings.caFile = tls.caFile
+        settings.probeTimeout = .milliseconds(1500)
+        let dnsServer = "127.0.0.1:\(dns.port)"
+        let api = "https://capport.test:\(tls.port)/api/captive"
+        let monitor = ConnectivityMonitor(settings: settings, dnsLookup: { _ in [dnsServer] }, capportURL: { _ in api })
+
+        await monitor.joined("lab0", ssid: SSID(bytes: Array("CapNet".utf8)))
+        // The schedule's first check is under way once the portal has answered its probe.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !sim.events().contains(where: { $0.kind == "probe-portal" }) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(sim.events().contains { $0.kind == "probe-portal" }, "the first check never reached the portal")
+        sim.signIn("127.0.0.1")
+        let after = await monitor.verdict(for: "lab0", fresh: true)
+        #expect(after.state != .portal, "the fresh verdict is the check started before the sign-in: \(after.reason)")
+        #expect(sim.events().contains { $0.kind == "probe-online" }, "no check probed after the sign-in")
+        await monitor.left("lab0")
+        await sim.stop()
+    }
+}

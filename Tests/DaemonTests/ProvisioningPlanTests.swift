@@ -1,0 +1,140 @@
+import DBus
+import HotspotCore
+@testable import HotspotDaemon
+import NetworkManager
+import Testing
+
+/// The pure provisioning policy: which profiles to add, rewrite and withdraw given the claims
+/// and what NetworkManager holds, and how claims are kept.
+struct ProfilePlanTests {
+    static func spec(_ ssid: String, _ password: String = "password-1", km: ProfileKeyManagement = .wpaPSK, helper: String = "h1") -> ProvisionedProfileSpec {
+        ProvisionedProfileSpec(ssid: Array(ssid.utf8), keyManagement: km, password: password, helper: helper)
+    }
+    static func held(_ n: Int, _ ssid: String, marked: Bool = true, uuid: String? = nil) -> HeldProfile {
+        HeldProfile(path: try! ObjectPath("/org/freedesktop/NetworkManager/Settings/\(n)"), uuid: uuid ?? "uuid-\(n)", id: ssid,
+                    ssid: Array(ssid.utf8), isProvisioned: marked)
+    }
+    static func plan(wanted: [ProvisionedProfileSpec], held: [HeldProfile] = [], written: [String: ProvisionedProfileSpec] = [:],
+                     declined: Set<[UInt8]> = [], active: Set<ObjectPath> = [], adopting: Bool = false) -> ProfilePlan {
+        ProfilePlan(wanted: wanted, held: held, written: written, declined: declined, active: active, adopting: adopting)
+    }
+
+    @Test func aClaimedNetworkGetsAProfileOnce() {
+        #expect(Self.plan(wanted: [Self.spec("Cafe")]).actions == [.add(Self.spec("Cafe"))])
+        // Already written with this password: nothing to do.
+        let p = Self.plan(wanted: [Self.spec("Cafe")], held: [Self.held(1, "Cafe")], written: ["uuid-1": Self.spec("Cafe")])
+        #expect(p.actions.isEmpty)
+    }
+
+    @Test func aChangedPasswordOrKeyManagementRewritesTheProfile() {
+        let old = ["uuid-1": Self.spec("Cafe", "password-1")]
+        #expect(Self.plan(wanted: [Self.spec("Cafe", "password-2")], held: [Self.held(1, "Cafe")], written: old).actions
+                == [.update(Self.held(1, "Cafe"), Self.spec("Cafe", "password-2"), autoconnect: true)])
+        #expect(Self.plan(wanted: [Self.spec("Cafe", km: .sae)], held: [Self.held(1, "Cafe")], written: old).actions
+                == [.update(Self.held(1, "Cafe"), Self.spec("Cafe", km: .sae), autoconnect: true)])
+        // Autoconnect switched off after a failed sign-in stays off through a new password…
+        var off = Self.held(1, "Cafe")
+        off.autoconnect = false
+        #expect(Self.plan(wanted: [Self.spec("Cafe", "password-2")], held: [off], written: old).actions
+                == [.update(off, Self.spec("Cafe", "password-2"), autoconnect: false)])
+        // …until the network is forgotten.
+        #expect(ProfilePlan(wanted: [Self.spec("Cafe")], held: [off], written: [:], declined: [], active: [], adopting: false,
+                            fresh: [Array("Cafe".utf8)]).actions == [.update(off, Self.spec("Cafe"), autoconnect: true)])
+        // A marked profile this run did not write (an earlier run's) is rewritten once claimed:
+        // its secret cannot be read back.
+        #expect(Self.plan(wanted: [Self.spec("Cafe")], held: [Self.held(1, "Cafe")]).actions
+                == [.update(Self.held(1, "Cafe"), Self.spec("Cafe"), autoconnect: true)])
+    }
+
+    @Test func aProfileNoHelperClaimsIsWithdrawnUnlessInUse() {
+        let written = ["uuid-1": Self.spec("Cafe")]
+        #expect(Self.plan(wanted: [], held: [Self.held(1, "Cafe")], written: written).actions == [.delete(Self.held(1, "Cafe"), .unclaimed)])
+        #expect(Self.plan(wanted: [], held: [Self.held(1, "Cafe")], written: written, active: [Self.held(1, "Cafe").path]).actions.isEmpty,
+                "deleting an active profile would cut the user off")
+    }
+
+    @Test func profilesTheUserMadeAreNeverTouchedAndWin() {
+        let user = Self.held(1, "Cafe", marked: false)
+        // Not provisioned next to the user's own profile…
+        #expect(Self.plan(wanted: [Self.spec("Cafe")], held: [user]).actions.isEmpty)
+        // …and ours is withdrawn when the user makes one; the user's is never in any action.
+        let p = Self.plan(wanted: [Self.spec("Cafe")], held: [user, Self.held(2, "Cafe")], written: ["uuid-2": Self.spec("Cafe")])
+        #expect(p.actions == [.delete(Self.held(2, "Cafe"), .userProfile)])
+        let other = Self.held(3, "Home", marked: false)
+        #expect(Self.plan(wanted: [], held: [other]).actions.isEmpty)
+    }
+
+    @Test func aProfileDeletedBySomeoneElseIsDeclined() {
+        let p = Self.plan(wanted: [Self.spec("Cafe")], held: [], written: ["uuid-1": Self.spec("Cafe")])
+        #expect(p.newlyDeclined == [Array("Cafe".utf8)])
+        #expect(p.actions.isEmpty, "not added again behind the user's back")
+        #expect(Self.plan(wanted: [Self.spec("Cafe")], declined: [Array("Cafe".utf8)]).actions.isEmpty)
+    }
+
+    @Test func earlierRunsProfilesAreKeptWhileAdoptingThenWithdrawn() {
+        let leftover = Self.held(1, "Cafe")
+        let adopting = Self.plan(wanted: [], held: [leftover], adopting: true)
+        #expect(adopting.actions.isEmpty && adopting.keptWhileAdopting)
+        #expect(Self.plan(wanted: [], held: [leftover], adopting: false).actions == [.delete(leftover, .unclaimed)])
+        // Adoption does not shield what this run wrote.
+        #expect(Self.plan(wanted: [], held: [leftover], written: ["uuid-1": Self.spec("Cafe")], adopting: true).actions
+                == [.delete(leftover, .unclaimed)])
+    }
+
+    @Test func oneProfilePerNetwork() {
+        let p = Self.plan(wanted: [Self.spec("Cafe")], held: [Self.held(1, "Cafe"), Self.held(2, "Cafe")], written: ["uuid-1": Self.spec("Cafe")])
+        #expect(p.actions == [.delete(Self.held(2, "Cafe"), .duplicate)])
+    }
+
+    @Test func invalidPasswordsAreNotProvisioned() {
+        #expect(Self.plan(wanted: [Self.spec("Cafe", "short")]).actions.isEmpty)
+    }
+
+    @Test func shutdownWithdrawsWhatIsNotInUse() {
+        let a = Self.held(1, "Cafe"), b = Self.held(2, "Bar"), user = Self.held(3, "Home", marked: false)
+        #expect(ProfilePlan.withdrawAll(held: [a, b, user], active: [b.path]) == [.delete(a, .shutdown)])
+    }
+}
+
+struct PasswordClaimsTests {
+    static func helper(_ id: String, order: UInt64) -> RegisteredHelper {
+        RegisteredHelper(identifier: HelperID(id), displayName: id, commands: Set(CommandType.allCases), registrationOrder: order)
+    }
+    static let cafe = SSID("Cafe")
+    static let cafeList = [Network(ssid: cafe, securityClass: .personal)]
+
+    @Test func aClaimStandsUntilTheHelperIsAskedAboutTheNetworkAgainOrLeaves() {
+        var c = PasswordClaims()
+        let a = Self.helper("a", order: 1)
+        c.record(a, asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .low, password: Password("pass-a-1"))])
+        #expect(c.passwords()[Self.cafe]?.password == Password("pass-a-1"))
+        // Asked about other networks only (Cafe out of range, another interface): the claim stands.
+        c.record(a, asked: [Network(ssid: SSID("Elsewhere"))], claims: [])
+        c.record(a, asked: [], claims: [])
+        #expect(c.passwords()[Self.cafe]?.password == Password("pass-a-1"))
+        // Asked about Cafe and not claiming it (or confidence none): withdrawn.
+        c.record(a, asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .none, password: Password("x"))])
+        #expect(c.passwords().isEmpty, "confidence none is no claim")
+        c.record(a, asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .low, password: Password("pass-a-2"))])
+        #expect(c.passwords()[Self.cafe]?.password == Password("pass-a-2"), "a new answer replaces the old password")
+        c.remove(HelperID("a"))
+        #expect(c.passwords().isEmpty)
+    }
+
+    @Test func conflictsResolveAsTheScanListDoes() {
+        var c = PasswordClaims()
+        c.record(Self.helper("early", order: 1), asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .low, password: Password("early-pass"))])
+        c.record(Self.helper("late", order: 2), asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .low, password: Password("late-pass"))])
+        #expect(c.passwords()[Self.cafe]?.helper == HelperID("early"), "equal confidence: the earlier registration")
+        c.record(Self.helper("late", order: 2), asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .high, password: Password("late-pass"))])
+        #expect(c.passwords()[Self.cafe]?.password == Password("late-pass"), "higher confidence wins")
+        // A winner without a password means no password, as for the secret agent.
+        c.record(Self.helper("late", order: 2), asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .high)])
+        #expect(c.passwords().isEmpty)
+        // A claim for one BSSID supplies the network's password.
+        c.remove(HelperID("late"))
+        c.record(Self.helper("early", order: 1), asked: Self.cafeList,
+                 claims: [ScanClaim(ssid: Self.cafe, bssid: "0a:00:00:00:00:01", confidence: .low, password: Password("bssid-pass"))])
+        #expect(c.passwords()[Self.cafe]?.password == Password("bssid-pass"))
+    }
+}

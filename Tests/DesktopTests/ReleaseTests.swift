@@ -1,0 +1,120 @@
+import BusTestKit
+import DBus
+import Foundation
+import HotspotProtocol
+import Testing
+
+/// The tree `make deb` staged and the package it built (debian-build/, or HOTSPOT_DEB_DIR):
+/// what the release tests run. `make test` builds it first.
+enum ReleaseBuild {
+    static var directory: URL {
+        if let dir = ProcessInfo.processInfo.environment["HOTSPOT_DEB_DIR"] { return URL(fileURLWithPath: dir) }
+        return TestKitPaths.repositoryRoot.appendingPathComponent("debian-build")
+    }
+    static var root: URL { directory.appendingPathComponent("root") }
+    static func program(_ path: String) -> String { root.path + path }
+    static let hotspotctl = "/usr/bin/hotspotctl"
+    static let agent = "/usr/bin/hotspot-helper-agent"
+    static let daemon = "/usr/libexec/hotspot-helperd"
+    /// The one binary behind the three names.
+    static let binary = "/usr/libexec/hotspot-helper/hotspot-helper"
+
+    static var isPresent: Bool { FileManager.default.isExecutableFile(atPath: program(binary)) }
+
+    /// The newest hotspot-helper_*.deb beside the staged tree.
+    static var deb: String? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasPrefix("hotspot-helper_") && $0.hasSuffix(".deb") }.sorted().last.map { directory.appendingPathComponent($0).path }
+    }
+}
+
+extension DesktopTests {
+    /// The release programs `make deb` packages (stripped, static Swift runtime, one binary behind
+    /// three names): the signals the debug builds were tested with, which the release builds
+    /// used to ignore.
+    @Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs dbus-daemon and python3-dbusmock (apt-get install dbus python3-dbusmock)"),
+           .enabled(if: ReleaseBuild.isPresent, "no release build in debian-build/: run `make deb` first (make test does)"))
+    struct ReleaseTests {
+        @Test func releaseMonitorEndsWithStatusZeroOnCtrlCAndOnSIGTERM() async throws {
+            let d = try await Desktop()
+            let human = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.hotspotctl), ["monitor"], environment: d.bus.environment)
+            let lines = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.hotspotctl), ["--json", "monitor"], environment: d.bus.environment)
+            #expect(await human.waitForOutput(containing: "wlan0: inactive", timeout: .seconds(20)), "\(human.output)")
+            #expect(await lines.waitForOutput(containing: #""to":"inactive""#, timeout: .seconds(20)), "\(lines.output)")
+            human.send(SIGINT)
+            #expect(await human.waitForExit(timeout: .seconds(10)) == 0, "\(human.output)")
+            lines.send(SIGTERM)
+            #expect(await lines.waitForExit(timeout: .seconds(10)) == 0, "\(lines.output)")
+        }
+
+        @Test func releaseAgentEndsWithStatusZeroOnSIGTERMAndOnSIGINT() async throws {
+            let d = try await Desktop()
+            for signal in [SIGTERM, SIGINT] {
+                let s = try await AgentTests.Session()
+                let agent = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.agent), ["--browser", s.browser.path],
+                                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": d.bus.address, "DBUS_SESSION_BUS_ADDRESS": s.bus.address])
+                #expect(await agent.waitForOutput(containing: "listening to hotspot-helperd", timeout: .seconds(20)), "\(agent.output)")
+                agent.send(signal)
+                #expect(await agent.waitForExit(timeout: .seconds(10)) == 0, "signal \(signal): \(agent.output)")
+            }
+        }
+
+        @Test func releaseDaemonShutsDownOnSIGTERMReleasingItsNameAndWritesPlainLinesOutsideTheJournal() async throws {
+            let bus = try await PrivateBus()
+            let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+            defer { nm.stop() }
+            let dir = try DesktopTests.InstallTests.temporaryDirectory("hotspot-release-daemon")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let config = dir.appendingPathComponent("hotspot-helperd.conf")
+            try "[daemon]\nstate-dir=\(dir.path)/state\nbuiltin-helpers=\n[connectivity]\nenabled=false\n".write(to: config, atomically: false, encoding: .utf8)
+            // JOURNAL_STREAM names stderr only when it matches fd 2's device and inode; the
+            // pipe ManagedProcess gives the child is not the journal, so: plain lines here.
+            let daemon = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.daemon), ["--config", config.path],
+                                                   environment: bus.environment.merging(["JOURNAL_STREAM": "0:0"]) { $1 })
+            try await bus.waitForName(HotspotContract.busName.rawValue)
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0, "\(daemon.output)")
+            #expect(daemon.output.contains("shutting down: SIGTERM"), "\(daemon.output)")
+            #expect(!daemon.output.contains("<6>"), "\(daemon.output)")
+            try await bus.waitForNameGone(HotspotContract.busName.rawValue)
+        }
+
+        @Test func releaseDaemonPrefixesSyslogPrioritiesWhenStderrIsTheJournal() async throws {
+            let bus = try await PrivateBus()
+            let dir = try DesktopTests.InstallTests.temporaryDirectory("hotspot-release-journal")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let log = dir.appendingPathComponent("stderr")
+            let config = dir.appendingPathComponent("hotspot-helperd.conf")
+            try "[daemon]\nstate-dir=\(dir.path)/state\nbuiltin-helpers=\nbogus-key=1\n[connectivity]\nenabled=false\n".write(to: config, atomically: false, encoding: .utf8)
+            // Stand in for journald: stderr is a file, and JOURNAL_STREAM names its device and inode.
+            let script = """
+                exec 2>"$1"; set -- $(stat -c '%d %i' "$1"); export JOURNAL_STREAM="$1:$2"; exec "$3" --config "$4"
+                """
+            let daemon = try ManagedProcess.launch("/bin/sh", ["-c", script.replacingOccurrences(of: "$3", with: ReleaseBuild.program(ReleaseBuild.daemon))
+                                                                         .replacingOccurrences(of: "$4", with: config.path), "sh", log.path],
+                                                   environment: bus.environment)
+            try await bus.waitForName(HotspotContract.busName.rawValue)
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
+            let lines = (try String(contentsOf: log, encoding: .utf8)).split(separator: "\n")
+            #expect(lines.contains { $0.hasPrefix("<4>configuration: unknown key") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("<6>hotspot-helperd 0.2.0 running") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("<6>shutting down: SIGTERM") }, "\(lines)")
+            #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(lines)")
+        }
+        @Test(.enabled(if: TestEnvironment.hasTool("/usr/bin/lintian"), "needs lintian (apt-get install lintian)"))
+        func lintianFindsNoErrorsNoWarningsAndNoHardeningOrCopyrightTags() async throws {
+            let deb = try #require(ReleaseBuild.deb, "no .deb in \(ReleaseBuild.directory.path): run `make deb`")
+            let r = try await ManagedProcess.run("/usr/bin/lintian", ["-I", "-E", "--pedantic", "--tag-display-limit", "0", deb], timeout: .seconds(300))
+            // One finding per line: "X: package: tag [context]".
+            let findings = r.stdout.split(separator: "\n").compactMap { line -> (kind: Character, tag: String)? in
+                let f = line.split(separator: " ")
+                guard f.count >= 3, f[0].count == 2, f[0].hasSuffix(":"), f[1] == "hotspot-helper:" else { return nil }
+                return (f[0].first!, String(f[2]))
+            }
+            #expect(r.status == 0 || !findings.isEmpty, "lintian failed: \(r.stderr)")
+            let refused = findings.filter { $0.kind == "E" || $0.kind == "W" || $0.tag.contains("hardening") || $0.tag.contains("copyright") }
+            #expect(refused.isEmpty, "\(refused.map { "\($0.kind): \($0.tag)" })\n\(r.stdout)")
+        }
+    }
+}

@@ -1,0 +1,122 @@
+"""The systemd group (issue 10: "installed as a user installs it"): a guest booted with systemd as
+PID 1, the .deb from `make deb` installed by dpkg, real dbus.service and polkitd with the shipped
+policy, and hotspot-helperd started by D-Bus activation and by systemctl under its shipped
+hardening. Run by scenarios.py inside lab-scenarios.service (see boot-systemd).
+"""
+
+import os
+import subprocess
+
+from lab import BIN, HH, HH_PATH, Failed, Process, note, now, run, wait
+from scenarios import sign_in
+
+UNIT = "hotspot-helperd.service"
+DESKTOP_UID = 1000
+
+
+def active():
+    return run("systemctl", "is-active", UNIT, check=False).strip()
+
+
+def main_pid():
+    return int(run("systemctl", "show", "-p", "MainPID", "--value", UNIT).strip() or 0)
+
+
+def dbus_activation(lab):
+    """The installed package: hotspot-helperd is not running until a client calls it; the bus
+    asks systemd to start it (dbus-org.…HotspotHelper.service alias) and the call is answered."""
+    run("dpkg-query", "-W", "hotspot-helper")
+    if active() == "active":
+        raise Failed(f"{UNIT} already running before any client asked (lab.target does not pull it in)")
+    start = now()
+    version = str(lab.bus.get(HH, HH_PATH, HH, "Version"))
+    note(f"D-Bus activation answered Version {version} in {now() - start:.2f} s")
+    wait(f"{UNIT} active after D-Bus activation", lambda: active() == "active", 30, interval=0.2)
+    out = run("/usr/bin/hotspotctl", "status", check=False)
+    if "hotspot-helperd is not running" in out:
+        raise Failed(f"the installed hotspotctl does not see the daemon: {out[:200]}")
+
+
+def systemctl_start_hardening(lab):
+    """`systemctl stop` / `systemctl start`, and the running process carries the shipped
+    hardening: no new privileges, no capabilities at all (bounding and effective sets empty:
+    SO_BINDTODEVICE needs none since Linux 5.7), a seccomp filter, a memory limit, no core dumps."""
+    run("systemctl", "stop", UNIT)
+    wait(f"{UNIT} inactive", lambda: active() in ("inactive", "failed"), 30, interval=0.2)
+    run("systemctl", "start", UNIT, timeout=90)
+    wait(f"{UNIT} active", lambda: active() == "active", 30, interval=0.2)
+    pid = main_pid()
+    with open(f"/proc/{pid}/status") as f:
+        status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+    bounding = int(status.get("CapBnd", "0").strip(), 16)
+    problems = []
+    if status.get("NoNewPrivs", "").strip() != "1":
+        problems.append(f"NoNewPrivs {status.get('NoNewPrivs')}")
+    if bounding != 0:
+        problems.append(f"CapBnd {bounding:#x} (expected 0: no capabilities)")
+    effective = int(status.get("CapEff", "0").strip(), 16)
+    if effective != 0:
+        problems.append(f"CapEff {effective:#x} (expected 0)")
+    limits = dict(line.split("=", 1) for line in run("systemctl", "show", "-p", "MemoryMax", "-p", "LimitCORE", UNIT).split())
+    if limits.get("MemoryMax") in (None, "infinity"):
+        problems.append(f"MemoryMax {limits.get('MemoryMax')} (expected a limit)")
+    if limits.get("LimitCORE") != "0":
+        problems.append(f"LimitCORE {limits.get('LimitCORE')} (expected 0)")
+    if status.get("Seccomp", "").strip() != "2":
+        problems.append(f"Seccomp {status.get('Seccomp')} (expected 2, a filter)")
+    if problems:
+        raise Failed("the running daemon lacks its hardening: " + "; ".join(problems))
+    str(lab.bus.get(HH, HH_PATH, HH, "Version"))
+
+
+def polkit(lab):
+    """Real polkitd with the shipped policy: an unprivileged user is refused register-helper,
+    CheckPermission answers at once without prompting, root is allowed."""
+    start = now()
+    out = run("busctl", "--system", "call", HH, HH_PATH, HH, "CheckPermission", "s", "register-helper", user=DESKTOP_UID, timeout=20)
+    took = now() - start
+    answer = out.strip().split()[-1].strip('"')
+    note(f"CheckPermission(register-helper) as uid {DESKTOP_UID}: {answer} in {took:.2f} s")
+    if answer not in ("no", "challenge"):
+        raise Failed(f"CheckPermission(register-helper) as uid {DESKTOP_UID} answered {answer!r}, expected no or challenge")
+    p = subprocess.run(["setpriv", f"--reuid={DESKTOP_UID}", f"--regid={DESKTOP_UID}", "--clear-groups", "--", f"{BIN}/hotspot-example-helper",
+                        "--display-name", "Desktop Helper", "--network", "Nowhere"], capture_output=True, text=True, timeout=60)
+    said = (p.stdout + p.stderr).strip()
+    if p.returncode == 0 or "authori" not in said.lower():
+        raise Failed(f"uid {DESKTOP_UID} registering a helper: exit {p.returncode}, {said[:200]!r} (expected refused, not authorized)")
+    if "Desktop Helper" in [str(h.get("display-name", "")) for h in lab.bus.get(HH, HH_PATH, HH, "Helpers")]:
+        raise Failed("the refused helper appears in Helpers")
+    root = Process("root-helper", [f"{BIN}/hotspot-example-helper", "--display-name", "Root Helper", "--network", "Nowhere"])
+    try:
+        wait("root's helper registered", lambda: "Root Helper" in [str(h.get("display-name", "")) for h in lab.bus.get(HH, HH_PATH, HH, "Helpers")],
+             30)
+    finally:
+        root.stop()
+    answer = run("busctl", "--system", "call", HH, HH_PATH, HH, "CheckPermission", "s", "register-helper").strip().split()[-1].strip('"')
+    if answer != "yes":
+        raise Failed(f"CheckPermission(register-helper) as root answered {answer!r}, expected yes")
+
+
+def sandboxed_signin(lab):
+    """The click-through sign-in under the shipped sandbox: radios, AP side and NetworkManager come
+    up as in the nm group; the installed service, restarted with the lab's configuration, signs
+    in through wlan0 and NetworkManager's own check reaches FULL."""
+    setup = os.path.join(os.environ["LAB_DIR"], "guest", "setup.sh")
+    p = subprocess.run(["bash", "-c", f'. {setup} && lab_setup || {{ echo "$LAB_SETUP_ERROR"; exit 1; }}'], capture_output=True, text=True,
+                       timeout=400)
+    with open(os.path.join(os.environ["LAB_OUT"], "setup.log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    if p.returncode != 0:
+        raise Failed(f"the radios, AP side or NetworkManager did not come up: {p.stdout.strip().splitlines()[-1:]}")
+    run("nmcli", "device", "set", "wlan0", "autoconnect", "no", check=False)
+    run("systemctl", "restart", UNIT, timeout=90)
+    wait("the installed daemon publishes wlan0", lambda: lab.bus.daemon_interface() is not None, 60)
+    sign_in(lab, "CityFree", ("accepted",))
+    if main_pid() == 0:
+        raise Failed(f"{UNIT} is not running after the sign-in")
+
+
+SCENARIOS = [dbus_activation, systemctl_start_hardening, polkit, sandboxed_signin]
+NAMES = {dbus_activation: "deb-dbus-activation", systemctl_start_hardening: "systemctl-start-hardening",
+         polkit: "polkit-register-helper", sandboxed_signin: "sandboxed-signin"}
+
