@@ -41,6 +41,7 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
 
         // The typed D-Bus layer: the only module that touches libdbus.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
@@ -62,7 +63,7 @@ let package = Package(
         .target(name: "HotspotProtocol", dependencies: ["DBus", "HotspotCore"], swiftSettings: strict),
 
         // The built-in helpers (profiles, portal), registered by the daemon like any other helper.
-        .target(name: "BuiltInHelpers", dependencies: ["HotspotHelperKit", "HotspotCore", "Connectivity", "CGLib"], swiftSettings: strict),
+        .target(name: "BuiltInHelpers", dependencies: ["HotspotHelperKit", "HotspotCore", "Connectivity", "CGLib", "CXML2"], swiftSettings: strict),
 
         // The daemon: wiring core and adapters, the D-Bus API, helpers, persistence, configuration.
         .target(name: "HotspotDaemon", dependencies: [

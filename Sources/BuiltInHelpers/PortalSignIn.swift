@@ -1,5 +1,5 @@
 import Connectivity
-import Foundation
+import FoundationEssentials
 
 /// Signs in to a captive portal with a profile's method: accepts terms, fills forms, runs the
 /// WISPr smart client, or follows an RFC 8908 API's user portal. Details never contain a secret.
@@ -38,39 +38,64 @@ public struct PortalSignIn: Sendable {
 
     // MARK: - Methods
 
-    /// Accepts a terms page: its first form, boxes ticked. With `requireClickThrough`, a form that
-    /// asks for typed input is left to the user.
+    /// Accepts a terms page: its one form, with only the boxes it requires ticked. A page with more
+    /// than one candidate form, or a form with fields only a person can fill, is left to the user.
+    /// With `requireClickThrough`, a form that asks for anything typed is left to the user.
     public func acceptTerms(at url: String, interface: String, requireClickThrough: Bool) async -> SignInOutcome {
         let page: HTTPAnswer
         switch await fetchPage(url, interface: interface) {
         case .success(let a): page = a
         case .failure(let outcome): return outcome
         }
-        guard let form = HTMLForm.parse(page.text).first(where: { $0.method == "POST" }) ?? HTMLForm.parse(page.text).first else {
-            return .needsUser("the sign-in page \(page.url) has no form to accept")
+        let form: HTMLForm
+        switch Self.choose(HTMLFormReader.forms(in: [UInt8](page.body)), filling: [], page: page.url) {
+        case .success(let f): form = f
+        case .failure(let outcome): return outcome
         }
         if requireClickThrough && !form.isClickThrough {
-            return .needsUser("the sign-in page asks for \(form.inputs.filter { !["checkbox", "hidden", "submit", "radio"].contains($0.type) }.map(\.name).joined(separator: ", "))")
+            let typed = form.controls.filter { !$0.disabled && HTMLForm.typedTypes.contains($0.type) }.map(\.name)
+            return .needsUser("the sign-in page asks for \(Self.names(typed))")
         }
-        return await post(form, page: page, overrides: [], interface: interface, hasCredentials: false)
+        return await post(form, page: page, filling: [], interface: interface, hasCredentials: false)
     }
 
     func submitForm(pageURL: String, postDirectly: Bool, fields: [FormField], interface: String) async -> SignInOutcome {
         if postDirectly {
-            let form = HTMLForm(action: pageURL, method: "POST", inputs: [])
-            return await post(form, page: HTTPAnswer(status: 200, url: pageURL), overrides: fields, interface: interface, hasCredentials: true)
+            let form = HTMLForm(action: pageURL, method: "POST", controls: [])
+            return await post(form, page: HTTPAnswer(status: 200, url: pageURL), filling: fields, interface: interface, hasCredentials: true)
         }
         let page: HTTPAnswer
         switch await fetchPage(pageURL, interface: interface) {
         case .success(let a): page = a
         case .failure(let outcome): return outcome
         }
-        let forms = HTMLForm.parse(page.text)
-        let names = Set(fields.map(\.name))
-        guard let form = forms.first(where: { f in f.inputs.contains { names.contains($0.name) } }) ?? forms.first else {
-            return .needsUser("the sign-in page \(page.url) has no form")
+        switch Self.choose(HTMLFormReader.forms(in: [UInt8](page.body)), filling: fields, page: page.url) {
+        case .success(let form): return await post(form, page: page, filling: fields, interface: interface, hasCredentials: true)
+        case .failure(let outcome): return outcome
         }
-        return await post(form, page: page, overrides: fields, interface: interface, hasCredentials: true)
+    }
+
+    /// The form to submit: the one form that has a field the profile fills, else the page's only
+    /// candidate (a form with an enabled control). Several candidates are never guessed between.
+    static func choose(_ forms: [HTMLForm], filling fields: [FormField], page: String) -> Result<HTMLForm, SignInOutcome> {
+        let candidates = forms.filter { $0.controls.contains { !$0.disabled } }
+        let names = Set(fields.map(\.name))
+        let matching = candidates.filter { f in f.controls.contains { names.contains($0.name) } }
+        let where_ = PortalText.loggable(page)
+        if matching.count == 1 { return .success(matching[0]) }
+        if matching.count > 1 {
+            return .failure(.needsUser("the sign-in page \(where_) has \(matching.count) forms with the profile's fields; not guessing which"))
+        }
+        switch candidates.count {
+        case 0: return .failure(.needsUser("the sign-in page \(where_) has no form"))
+        case 1: return .success(candidates[0])
+        default: return .failure(.needsUser("the sign-in page \(where_) has \(candidates.count) forms; not guessing which to submit"))
+        }
+    }
+
+    /// Field names from a page, safe for a message.
+    static func names(_ names: [String]) -> String {
+        PortalText.loggable(names.prefix(8).joined(separator: ", ") + (names.count > 8 ? ", …" : ""))
     }
 
     func wispr(_ credentials: WISPrCredentials, interface: String, verdict: ProbeVerdict) async -> SignInOutcome {
@@ -134,15 +159,22 @@ public struct PortalSignIn: Sendable {
         return .failure(.unavailable("the sign-in page \(url) redirects more than 5 times"))
     }
 
-    func post(_ form: HTMLForm, page: HTTPAnswer, overrides: [FormField], interface: String, hasCredentials: Bool) async -> SignInOutcome {
+    func post(_ form: HTMLForm, page: HTTPAnswer, filling: [FormField], interface: String, hasCredentials: Bool) async -> SignInOutcome {
         guard let target = ProbeClassifier.resolve(form.action ?? page.url, against: page.url) else {
-            return .needsUser("the form's action '\(form.action ?? "")' is not a URL")
+            return .needsUser("the form's action '\(PortalText.loggable(form.action ?? ""))' is not a URL")
         }
+        let shownTarget = PortalText.loggable(target)
         if hasCredentials && !target.lowercased().hasPrefix("https:") && !environment.allowPlainHTTPLogin {
-            return .rejected("the form posts to plain-http \(target); credentials are not sent there (allow-plain-http-login=false)")
+            return .rejected("the form posts to plain-http \(shownTarget); credentials are not sent there (allow-plain-http-login=false)")
         }
-        let fields = form.submission(overrides: overrides)
-        let body = fields.map { "\(Self.formEncode($0.0))=\(Self.formEncode($0.1))" }.joined(separator: "&")
+        let fields: [FormPair]
+        switch form.submission(filling: filling) {
+        case .needsUser(let unfilled):
+            return .needsUser("the sign-in form at \(shownTarget) needs \(Self.names(unfilled)), which the profile does not fill")
+        case .ready(let pairs):
+            fields = pairs
+        }
+        let body = FormEncoding.body(fields.map { ($0.name, $0.value) })
         let options = await environment.transferOptions(for: interface)
         let spec: HTTPRequestSpec
         if form.method == "GET" {
@@ -150,22 +182,16 @@ public struct PortalSignIn: Sendable {
         } else {
             spec = HTTPRequestSpec(url: target, method: "POST", headers: ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8))
         }
-        let names = fields.map(\.0).joined(separator: ",")
+        let names = Self.names(fields.map(\.name))
         switch await HTTPTransfer.perform(spec, options: options) {
         case .failure(let e):
-            return .unavailable("posting the form to \(target) failed: \(e)")
+            return .unavailable("posting the form to \(shownTarget) failed: \(e)")
         case .success(let answer):
             if (400..<500).contains(answer.status) {
                 return .rejected("the portal refused the form (fields \(names)) with HTTP \(answer.status)")
             }
             guard answer.status < 500 else { return .unavailable("the portal answered HTTP \(answer.status) to the form") }
-            return .signedIn("posted \(names) to \(target) (HTTP \(answer.status))")
+            return .signedIn("posted \(names) to \(shownTarget) (HTTP \(answer.status))")
         }
-    }
-
-    static func formEncode(_ s: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._*")
-        return (s.addingPercentEncoding(withAllowedCharacters: allowed) ?? "").replacingOccurrences(of: "%20", with: "+")
     }
 }

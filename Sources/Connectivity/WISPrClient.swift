@@ -134,9 +134,8 @@ public struct WISPrClient: Sendable {
         if let code = gateway.responseCode, code == 105 || code == 255 {
             return result(for: gateway, url: loginURL)
         }
-        let form = [("UserName", credentials.username), ("Password", credentials.password), ("button", "Login"),
-                    ("FNAME", "0"), ("OriginatingServer", originatingURL)]
-            .map { "\($0.0)=\(Self.formEncode($0.1))" }.joined(separator: "&")
+        let form = FormEncoding.body([("UserName", credentials.username), ("Password", credentials.password), ("button", "Login"),
+                                      ("FNAME", "0"), ("OriginatingServer", originatingURL)])
         let request = HTTPRequestSpec(url: loginURL, method: "POST",
                                       headers: ["Content-Type: application/x-www-form-urlencoded"], body: Data(form.utf8))
         var reply: WISPrMessage
@@ -228,11 +227,5 @@ public struct WISPrClient: Sendable {
 
     private func cappedDelay(_ seconds: Int?) -> Duration {
         min(.seconds(max(0, seconds ?? 1)), configuration.maxDelay)
-    }
-
-    /// application/x-www-form-urlencoded encoding of one value.
-    static func formEncode(_ s: String) -> String {
-        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._*")
-        return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 }

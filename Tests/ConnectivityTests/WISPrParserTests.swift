@@ -170,6 +170,7 @@ enum WISPrFixtures {
     }
 
     @Test func formEncoding() {
-        #expect(WISPrClient.formEncode("a b&c=d/é") == "a%20b%26c%3Dd%2F%C3%A9")
+        #expect(FormEncoding.encode("a b&c=d/é~*") == "a+b%26c%3Dd%2F%C3%A9%7E*")
+        #expect(FormEncoding.body([("user name", "p&w"), ("x", "")]) == "user+name=p%26w&x=")
     }
 }

@@ -1,0 +1,267 @@
+import CXML2
+
+/// Reads the forms of a portal page with libxml2's HTML parser (`htmlReadMemory` in recover mode,
+/// never touching the network), so broken markup, entities, comments and `<script>` bodies are
+/// handled as a browser's parser would rather than by a hand-written scanner: nothing inside
+/// `<script>`, `<style>`, `<template>` or a comment becomes a control, attribute values and the
+/// action URL have their entities decoded.
+///
+/// Controls belong to their enclosing `<form>`, to the form their `form="id"` attribute names, or
+/// (as browsers do for `<form>` opened in a table and closed by the parser) to the last form opened
+/// before them. Bounded: at most `maxForms` forms, `maxControls` controls per form, values cut at
+/// `maxValueBytes`.
+public enum HTMLFormReader {
+    /// Forms kept per page.
+    public static let maxForms = 32
+    /// Controls kept per form.
+    public static let maxControls = 256
+    /// Bytes kept of any value or label.
+    public static let maxValueBytes = 4096
+
+    /// The forms of `html` (UTF-8 bytes), in page order.
+    public static func forms(in html: [UInt8]) -> [HTMLForm] {
+        guard !html.isEmpty, html.count < Int(Int32.max) else { return [] }
+        let doc = html.withUnsafeBufferPointer { buf in
+            buf.withMemoryRebound(to: CChar.self) { chars in
+                htmlReadMemory(chars.baseAddress, Int32(chars.count), "portal.html", "UTF-8", hotspot_html_options())
+            }
+        }
+        guard let doc else { return [] }
+        defer { xmlFreeDoc(doc) }
+        guard let root = xmlDocGetRootElement(doc) else { return [] }
+        var walk = Walk()
+        walk.run(root)
+        return walk.result()
+    }
+
+    /// The forms of `html`.
+    public static func forms(in html: String) -> [HTMLForm] { forms(in: Array(html.utf8)) }
+
+    /// One pass over the tree in document order, with an explicit stack (pages can be deep).
+    struct Walk {
+        struct Found {
+            var control: HTMLForm.Control
+            var owner: Int?
+            var formAttribute: String?
+            var labelFor: String
+        }
+        var forms: [HTMLForm] = []
+        var formIDs: [String: Int] = [:]
+        var found: [Found] = []
+        var labels: [String: String] = [:]
+
+        mutating func run(_ root: xmlNodePtr) {
+            // (node, owning form, inside a disabled fieldset)
+            var stack: [(xmlNodePtr, Int?, Bool)] = [(root, nil, false)]
+            while let (node, owner, disabledSet) = stack.popLast() {
+                guard node.pointee.type == XML_ELEMENT_NODE else { continue }
+                let tag = HTMLFormReader.name(node)
+                var childOwner = owner
+                var childDisabled = disabledSet
+                switch tag {
+                case "script", "style", "template", "textarea", "select", "title":
+                    if tag == "textarea" || tag == "select" { control(node, tag: tag, owner: owner, disabledSet: disabledSet) }
+                    continue
+                case "form":
+                    guard forms.count < HTMLFormReader.maxForms else { continue }
+                    let action = HTMLFormReader.attribute(node, "action").flatMap { $0.isEmpty ? nil : $0 }
+                    let method = (HTMLFormReader.attribute(node, "method") ?? "get").uppercased() == "POST" ? "POST" : "GET"
+                    forms.append(HTMLForm(action: action, method: method, controls: []))
+                    if let id = HTMLFormReader.attribute(node, "id"), formIDs[id] == nil { formIDs[id] = forms.count - 1 }
+                    childOwner = forms.count - 1
+                case "fieldset":
+                    childDisabled = disabledSet || HTMLFormReader.has(node, "disabled")
+                case "input", "button":
+                    control(node, tag: tag, owner: owner, disabledSet: disabledSet)
+                case "label":
+                    if let target = HTMLFormReader.attribute(node, "for"), labels[target] == nil {
+                        labels[target] = HTMLFormReader.text(node)
+                    }
+                default:
+                    break
+                }
+                var children: [xmlNodePtr] = []
+                var child = node.pointee.children
+                while let c = child {
+                    children.append(c)
+                    child = c.pointee.next
+                }
+                for c in children.reversed() { stack.append((c, childOwner, childDisabled)) }
+            }
+        }
+
+        mutating func control(_ node: xmlNodePtr, tag: String, owner: Int?, disabledSet: Bool) {
+            let name = HTMLFormReader.attribute(node, "name") ?? ""
+            let id = HTMLFormReader.attribute(node, "id") ?? ""
+            let disabled = disabledSet || HTMLFormReader.has(node, "disabled")
+            let required = HTMLFormReader.has(node, "required")
+            let implicitOwner = owner ?? (forms.isEmpty ? nil : forms.count - 1)
+            let formAttribute = HTMLFormReader.attribute(node, "form")
+            var controls: [HTMLForm.Control] = []
+            switch tag {
+            case "input":
+                let type = (HTMLFormReader.attribute(node, "type") ?? "text").lowercased()
+                var label = HTMLFormReader.enclosingLabel(node)
+                if label.isEmpty && (type == "checkbox" || type == "radio") { label = HTMLFormReader.followingText(node) }
+                controls.append(HTMLForm.Control(name: name, type: type, value: HTMLFormReader.attribute(node, "value") ?? "",
+                                                 checked: HTMLFormReader.has(node, "checked"), required: required,
+                                                 disabled: disabled, label: label, id: id))
+            case "button":
+                let type = (HTMLFormReader.attribute(node, "type") ?? "submit").lowercased()
+                controls.append(HTMLForm.Control(name: name, type: type, value: HTMLFormReader.attribute(node, "value") ?? "",
+                                                 disabled: disabled, id: id))
+            case "textarea":
+                controls.append(HTMLForm.Control(name: name, type: "textarea", value: HTMLFormReader.rawText(node), required: required,
+                                                 disabled: disabled, id: id))
+            case "select":
+                let options = HTMLFormReader.options(node)
+                let multiple = HTMLFormReader.has(node, "multiple")
+                var chosen = options.filter { $0.selected && !$0.disabled }
+                if chosen.isEmpty && !multiple, let first = options.first(where: { !$0.disabled }) { chosen = [first] }
+                if !multiple && chosen.count > 1 { chosen = [chosen.last!] }
+                if chosen.isEmpty {
+                    controls.append(HTMLForm.Control(name: name, type: "select", value: "", required: required, disabled: disabled || multiple, id: id))
+                }
+                for o in chosen {
+                    controls.append(HTMLForm.Control(name: name, type: "select", value: o.value, required: required, disabled: disabled, id: id))
+                }
+            default:
+                return
+            }
+            for c in controls {
+                found.append(Found(control: c, owner: implicitOwner, formAttribute: formAttribute, labelFor: id))
+            }
+        }
+
+        func result() -> [HTMLForm] {
+            var out = forms
+            for f in found {
+                guard let index = f.formAttribute.map({ formIDs[$0] }) ?? f.owner, out[index].controls.count < HTMLFormReader.maxControls else {
+                    continue
+                }
+                var c = f.control
+                if c.label.isEmpty, !f.labelFor.isEmpty, let text = labels[f.labelFor] { c.label = text }
+                out[index].controls.append(c)
+            }
+            return out
+        }
+    }
+
+    // MARK: - Tree helpers
+
+    static func name(_ node: xmlNodePtr) -> String {
+        guard let n = node.pointee.name else { return "" }
+        return String(cString: n).lowercased()
+    }
+
+    static func has(_ node: xmlNodePtr, _ attribute: String) -> Bool { xmlHasProp(node, attribute) != nil }
+
+    /// An attribute's value, entities decoded by libxml2, cut at `maxValueBytes`.
+    static func attribute(_ node: xmlNodePtr, _ attribute: String) -> String? {
+        guard let raw = xmlGetProp(node, attribute) else { return nil }
+        defer { hotspot_xml_free(raw) }
+        return capped(String(cString: raw))
+    }
+
+    /// The text inside `node`, without script or style, whitespace collapsed.
+    static func text(_ node: xmlNodePtr) -> String {
+        var out = ""
+        var stack: [xmlNodePtr] = []
+        var child = node.pointee.children
+        while let c = child { stack.append(c); child = c.pointee.next }
+        stack.reverse()
+        while let n = stack.popLast(), out.utf8.count < maxValueBytes {
+            switch n.pointee.type {
+            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+                if let content = n.pointee.content { out += String(cString: content) + " " }
+            case XML_ELEMENT_NODE:
+                let tag = name(n)
+                if tag == "script" || tag == "style" || tag == "template" { continue }
+                var kids: [xmlNodePtr] = []
+                var k = n.pointee.children
+                while let c = k { kids.append(c); k = c.pointee.next }
+                stack.append(contentsOf: kids.reversed())
+            default:
+                continue
+            }
+        }
+        return capped(collapse(out))
+    }
+
+    /// A textarea's text as written (libxml2 decodes its entities).
+    static func rawText(_ node: xmlNodePtr) -> String {
+        guard let raw = xmlNodeGetContent(node) else { return "" }
+        defer { hotspot_xml_free(raw) }
+        var s = String(cString: raw)
+        if s.hasPrefix("\n") { s.removeFirst() }
+        return capped(s)
+    }
+
+    /// The text of the `<label>` around `node`.
+    static func enclosingLabel(_ node: xmlNodePtr) -> String {
+        var p = node.pointee.parent
+        var depth = 0
+        while let parent = p, parent.pointee.type == XML_ELEMENT_NODE, depth < 8 {
+            if name(parent) == "label" { return text(parent) }
+            p = parent.pointee.parent
+            depth += 1
+        }
+        return ""
+    }
+
+    /// The text right after a checkbox (`<input type=checkbox> I accept the terms`), up to the next control.
+    static func followingText(_ node: xmlNodePtr) -> String {
+        var out = ""
+        var n = node.pointee.next
+        while let s = n, out.utf8.count < 200 {
+            if s.pointee.type == XML_ELEMENT_NODE {
+                let tag = name(s)
+                if ["input", "select", "textarea", "button", "br", "p", "div", "form"].contains(tag) { break }
+                out += text(s) + " "
+            } else if s.pointee.type == XML_TEXT_NODE, let content = s.pointee.content {
+                out += String(cString: content) + " "
+            }
+            n = s.pointee.next
+        }
+        return capped(collapse(out))
+    }
+
+    struct Option {
+        var value: String
+        var selected: Bool
+        var disabled: Bool
+    }
+
+    /// A select's options (also those inside optgroups), in order.
+    static func options(_ select: xmlNodePtr) -> [Option] {
+        var out: [Option] = []
+        func visit(_ parent: xmlNodePtr, disabledGroup: Bool) {
+            var child = parent.pointee.children
+            while let c = child, out.count < maxControls {
+                if c.pointee.type == XML_ELEMENT_NODE {
+                    switch name(c) {
+                    case "option":
+                        out.append(Option(value: attribute(c, "value") ?? text(c), selected: has(c, "selected"),
+                                          disabled: disabledGroup || has(c, "disabled")))
+                    case "optgroup":
+                        visit(c, disabledGroup: disabledGroup || has(c, "disabled"))
+                    default:
+                        break
+                    }
+                }
+                child = c.pointee.next
+            }
+        }
+        visit(select, disabledGroup: false)
+        return out
+    }
+
+    static func collapse(_ s: String) -> String {
+        s.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
+    }
+
+    static func capped(_ s: String) -> String {
+        guard s.utf8.count > maxValueBytes else { return s }
+        return String(decoding: s.utf8.prefix(maxValueBytes), as: UTF8.self)
+    }
+}
