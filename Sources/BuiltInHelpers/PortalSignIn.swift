@@ -1,4 +1,5 @@
 import Connectivity
+import HotspotCore
 import FoundationEssentials
 
 /// Signs in to a captive portal with a profile's method: accepts terms, fills forms, runs the
@@ -81,7 +82,7 @@ public struct PortalSignIn: Sendable {
         let candidates = forms.filter { $0.controls.contains { !$0.disabled } }
         let names = Set(fields.map(\.name))
         let matching = candidates.filter { f in f.controls.contains { names.contains($0.name) } }
-        let where_ = PortalText.loggable(page)
+        let where_ = UntrustedText.forLog(page)
         if matching.count == 1 { return .success(matching[0]) }
         if matching.count > 1 {
             return .failure(.needsUser("the sign-in page \(where_) has \(matching.count) forms with the profile's fields; not guessing which"))
@@ -95,7 +96,7 @@ public struct PortalSignIn: Sendable {
 
     /// Field names from a page, safe for a message.
     static func names(_ names: [String]) -> String {
-        PortalText.loggable(names.prefix(8).joined(separator: ", ") + (names.count > 8 ? ", …" : ""))
+        UntrustedText.forLog(names.prefix(8).joined(separator: ", ") + (names.count > 8 ? ", …" : ""))
     }
 
     func wispr(_ credentials: WISPrCredentials, interface: String, verdict: ProbeVerdict) async -> SignInOutcome {
@@ -161,9 +162,9 @@ public struct PortalSignIn: Sendable {
 
     func post(_ form: HTMLForm, page: HTTPAnswer, filling: [FormField], interface: String, hasCredentials: Bool) async -> SignInOutcome {
         guard let target = ProbeClassifier.resolve(form.action ?? page.url, against: page.url) else {
-            return .needsUser("the form's action '\(PortalText.loggable(form.action ?? ""))' is not a URL")
+            return .needsUser("the form's action '\(UntrustedText.forLog(form.action ?? ""))' is not a URL")
         }
-        let shownTarget = PortalText.loggable(target)
+        let shownTarget = UntrustedText.forLog(target)
         if hasCredentials && !target.lowercased().hasPrefix("https:") && !environment.allowPlainHTTPLogin {
             return .rejected("the form posts to plain-http \(shownTarget); credentials are not sent there (allow-plain-http-login=false)")
         }

@@ -123,7 +123,7 @@ import Testing
         let short = await h.check(timeout: .milliseconds(700))
         #expect(short.state == .none)
         #expect(short.reason == .timeout)
-        let long = await h.check(timeout: .seconds(30), connectTimeout: .seconds(30))
+        let long = await h.check(timeout: .seconds(30), patient: true)
         #expect(long.state == .portal, "\(long.reason): \(long.results.map(\.reason))")
     }
 

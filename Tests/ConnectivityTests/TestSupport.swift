@@ -39,17 +39,24 @@ struct LoopbackHotspot {
     }
 
     func checker(timeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(2), probes: [ConnectivityProbe]? = nil,
-                 caFile: String? = nil) -> ConnectivityChecker {
-        var t = TransferOptions(timeout: timeout, connectTimeout: connectTimeout)
+                 caFile: String? = nil, patient: Bool = false) -> ConnectivityChecker {
+        var t = TransferOptions(timeout: timeout, connectTimeout: patient ? timeout : connectTimeout)
         t.caFile = caFile
+        if patient {
+            // Nothing but `timeout` ends a probe: no low-speed cut, and the probe hosts resolved
+            // up front as CURLOPT_RESOLVE entries (the link-DNS query is capped at 3 s).
+            t.lowSpeedTime = timeout
+            let hosts = (probes ?? self.probes).compactMap { URLComponents(string: $0.url)?.host }
+            t.staticHosts = Dictionary(hosts.map { ($0, ["127.0.0.1"]) }, uniquingKeysWith: { a, _ in a })
+        }
         return ConnectivityChecker(configuration: ConnectivityConfiguration(probes: probes ?? self.probes, transfer: t))
     }
 
-    /// One check. `connectTimeout` defaults to 2 s; a test whose point is a probe that never
-    /// connects passes its whole `timeout`, so a busy machine cannot turn "still waiting" into
-    /// "failed to connect" before the behaviour under test happens.
-    func check(timeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(2)) async -> ProbeVerdict {
-        await checker(timeout: timeout, connectTimeout: connectTimeout).check(interface: nil, dnsServers: dnsServers)
+    /// One check. A `patient` one is ended by nothing but `timeout` (no connect or low-speed cut,
+    /// no DNS query), so a machine busy running every suite at once cannot turn "still waiting"
+    /// into "failed" before the behaviour a test is about happens.
+    func check(timeout: Duration = .seconds(5), patient: Bool = false) async -> ProbeVerdict {
+        await checker(timeout: timeout, patient: patient).check(interface: nil, dnsServers: dnsServers)
     }
 
     func post(_ host: String, _ path: String, _ form: String) async throws -> HTTPAnswer {
