@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+// SPDX-License-Identifier: Apache-2.0
 //
 // Hotspot Helper for Linux: NEHotspotHelper's model for NetworkManager desktops, over D-Bus.
 // Module direction: C shims → DBus → (HotspotCore is pure and depends on nothing) → adapters

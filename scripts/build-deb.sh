@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds hotspot-helper_VERSION_ARCH.deb from the tree: `make install` into a staging root,
 # DEBIAN/ control files from packaging/debian, dependencies from dpkg-shlibdeps, dpkg-deb.
 # Called by `make deb` (VERSION, DEB_DIR, DEB_COMPRESS, BUILT_PRODUCTS come from there).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Coverage-guided fuzzing with libFuzzer: builds hotspot-fuzz with -sanitize=fuzzer,address into
 # .build-fuzz and runs every target (or those named) for FUZZ_SECONDS each. The working corpus
 # grows in .fuzz-corpus/<target> (seeded from Fuzz/Corpus/<target>); a crashing input is

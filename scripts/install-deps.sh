@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what building and testing need on Debian 12 (run as root). Idempotent and quiet when
 # everything is already there. The Swift toolchain itself is expected on PATH (swift.org builds).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages the real-NetworkManager lab needs (Tests/Lab, docs/LAB.md), as root.
 # Called by scripts/install-deps.sh. None of the services these packages carry may run on this
 # machine itself (NetworkManager would take over its network): a policy-rc.d that refuses every

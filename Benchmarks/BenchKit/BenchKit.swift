@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the benchmarks, the load and soak commands and the report: one figure per line in a
 // machine-readable form, and what /proc says about a process (memory, descriptors, threads, CPU).
 import Foundation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench-report: runs every benchmark of the project (built beside this program) in its --tsv mode
 // and prints one table: each figure, its baseline measured in the same run, the ratio and the
 // goal. The benchmarks' progress goes to stderr as they run. Exit status 1 when one failed.

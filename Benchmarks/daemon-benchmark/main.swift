@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // daemon-benchmark: hotspot-helperd on a private bus with python-dbusmock's NetworkManager.
 //  (a) join → authenticated latency over many joins with a helper that answers at once, beside
 //      the bare D-Bus round trip to the daemon measured in the same run;

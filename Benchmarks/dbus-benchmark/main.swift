@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dbus-benchmark: round-trip latency and throughput of method calls through the DBus layer,
 // beside the same calls made with plain blocking libdbus (dbus_connection_send_with_reply_and_block)
 // in the same run, on a private dbus-daemon. Prints figures and ratios; asserts nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // footprint-benchmark: what the package costs a machine (issue 12). The .deb and its installed
 // size; the packaged daemon's resident memory idle and with 64 helpers registered; how often it
 // wakes while idle (no network joined); and the time from exec to owning its bus name. The daemon

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Profiles benchmark: annotation of 1,000 access points against 100,000 profile entries (goal
 // under 2 ms), the load time of those profiles, and hotspot-helperd's resident memory with them
 // loaded beside the same daemon without profiles. Prints figures and ratios; asserts nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// Reads structured values out of fuzz bytes (the idea of LLVM's FuzzedDataProvider): when the

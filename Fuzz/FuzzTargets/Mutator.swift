@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A small mutation engine for the built-in fuzz driver (used where libFuzzer is not in play):
 /// bit flips, byte changes, inserts, deletes, duplications, interesting values and splices.
 public struct Mutator {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A form found in a portal page (read by `HTMLFormReader` with libxml2's HTML parser), and what
 /// a careful person would submit with it.
 ///

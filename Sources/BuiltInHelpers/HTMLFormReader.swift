@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CXML2
 
 /// Reads the forms of a portal page with libxml2's HTML parser (`htmlReadMemory` in recover mode,

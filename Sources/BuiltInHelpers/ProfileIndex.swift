@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import HotspotCore
 
 /// Finds the profile for an SSID: exact SSIDs in a dictionary, prefixes in a byte trie, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A test CA, a server certificate for the test names, and socat terminating TLS in front of a

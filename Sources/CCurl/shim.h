@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef HOTSPOT_CCURL_SHIM_H
 #define HOTSPOT_CCURL_SHIM_H
 #include <curl/curl.h>

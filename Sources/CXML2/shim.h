@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef HOTSPOT_CXML2_SHIM_H
 #define HOTSPOT_CXML2_SHIM_H
 /* libxml2's HTML parser (Debian's libxml2-dev), used to read portal sign-in forms. */

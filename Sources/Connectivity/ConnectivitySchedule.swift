@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Hysteresis and backoff for periodic checks on one interface. Pure: time is passed in as a
 /// duration since any fixed origin, so tests never sleep.
 ///

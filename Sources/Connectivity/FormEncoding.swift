@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `application/x-www-form-urlencoded` encoding (WHATWG URL, "urlencoded serializer"): bytes
 /// outside `A-Z a-z 0-9 * - . _` are percent-encoded, a space becomes `+`. Used by the WISPr client
 /// and the built-in helpers' form posts. Pure.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A user name and password for a WISPr gateway. Its description never shows the password.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A WISPr 1.0/2.0 gateway message (`<WISPAccessGatewayParam>`), as found in a portal's answer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Calls to the message bus itself (`org.freedesktop.DBus`), sent asynchronously: libdbus's own
 /// `dbus_bus_*` helpers block the calling thread and are never used.
 extension Connection {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CDBus
 
 /// `DBusError` (the C struct), initialised and freed in Swift.

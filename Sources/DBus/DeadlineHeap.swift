@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Deadlines of pending calls, earliest first (a binary heap with lazy deletion).
 struct DeadlineHeap {
     private var items: [(ContinuousClock.Instant, UInt32)] = []

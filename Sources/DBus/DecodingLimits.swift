@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// How much of a received message this layer decodes (issue 14 item 2). libdbus has validated
 /// the message and holds its bytes; these limits stop a peer from making the process build a
 /// huge tree of Swift values from it: sizes are checked before anything is decoded, and a message

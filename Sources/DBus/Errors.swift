@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Errors raised by the D-Bus layer.
 ///
 /// Every case names the bad value or the remote error, so the program above can say what went

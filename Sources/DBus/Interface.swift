@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Exported objects are declared as tables, like sd-bus vtables or ell's interface setup: the
 /// same table drives dispatch, argument checking, `Introspect`, `org.freedesktop.DBus.Properties`
 /// and signal emission, so they can never disagree.

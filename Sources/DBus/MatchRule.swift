@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A signal match rule (the D-Bus specification's "Match Rules"), used both to ask the bus for
 /// signals (`AddMatch`) and to route received signals to subscribers in Swift, since the bus
 /// delivers a message once however many rules it matches.

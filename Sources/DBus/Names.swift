@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Validated D-Bus names. Each initialiser checks the rules of the D-Bus specification
 /// ("Valid names", "Valid object paths") in Swift, so that libdbus, which aborts the process on an
 /// invalid name, never sees one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The type of one complete D-Bus value.
 public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
     case byte, bool, int16, uint16, int32, uint32, int64, uint64, double

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// org.freedesktop.Notifications on the session bus (the Desktop Notifications Specification).

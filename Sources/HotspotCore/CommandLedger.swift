@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Issues command tokens, knows which interface and helper each outstanding command belongs to,
 /// and remembers how recent commands ended, so a stray answer can be told apart: a duplicate, a
 /// late answer, an answer to a cancelled command, or nonsense.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Chooses the helper for a network from evaluate answers that arrive in parallel.
 ///
 /// The rules: the first high answer wins at once; otherwise, once every helper asked has answered

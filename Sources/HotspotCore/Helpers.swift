@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a helper asks for when it registers.
 public struct HelperRegistration: Hashable, Sendable {
     /// The helper's stable identifier.

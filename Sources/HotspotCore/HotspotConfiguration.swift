@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Every timing the core uses. The defaults are Apple's where Apple gives one.
 public struct HotspotConfiguration: Hashable, Sendable {
     /// Time in authenticated before maintain goes to the chosen helper (Apple: 300 s).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The whole core: one ``InterfaceMachine`` per Wi-Fi interface, the registered helpers and their
 /// health, the network cache and the autoconnect ledger.
 ///

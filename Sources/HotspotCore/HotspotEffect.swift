@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a timer is for.
 public enum TimerKind: Hashable, Sendable {
     /// Time to send maintain to the chosen helper.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A password a helper supplied for a network. Its descriptions never show the secret, so it can
 /// travel through logs and test failures safely.
 public struct Password: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A string-backed identifier from the domain: an interface, a helper or a NetworkManager connection.
 public protocol DomainIdentifier: RawRepresentable<String>, Hashable, Comparable, Sendable,
     ExpressibleByStringLiteral, CustomStringConvertible

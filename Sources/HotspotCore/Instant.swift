@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A point on the daemon's monotonic clock, expressed as the time elapsed since an arbitrary epoch.
 ///
 /// HotspotCore never reads a clock. Every event is handled at an `Instant` the caller supplies, and

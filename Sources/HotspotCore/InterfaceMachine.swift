@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One association of an interface with a network: what the machine knows between gaining and
 /// losing IP connectivity.
 struct Association: Hashable, Sendable {

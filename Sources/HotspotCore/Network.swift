@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A Wi-Fi network name: up to 32 arbitrary bytes, with a display form for people.
 ///
 /// SSIDs are bytes, not text: two SSIDs are the same network only if their bytes are equal, however

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What the cache remembers about a network.
 public enum CacheVerdict: Hashable, Sendable {
     /// This helper handles the network; a re-join goes straight to maintaining with it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a scan-list entry is labelled with: the winning helper's claim.
 public struct ScanAnnotation: Hashable, Sendable {
     /// The helper whose claim won.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One interface's scan list and the filter-scan-list rounds about it.
 struct ScanListState: Sendable {
     /// The latest scan list.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where the daemon keeps the core's ``PersistentState``. The daemon implements it over a file in
 /// its state directory, replacing the file atomically (write a temporary file, fsync, rename).
 public protocol HotspotStateStore: Sendable {

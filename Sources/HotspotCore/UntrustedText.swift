@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Text the daemon did not write — from a network (SSIDs, portal pages, WISPr replies), a helper
 /// (results, display names, purposes) or a file (profiles, configuration) — made safe to put into
 /// one log line, a D-Bus property or an error message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The states of one interface's hotspot state machine. Raw values are the D-Bus contract's strings.
 public enum HotspotState: String, CaseIterable, Sendable {
     /// No IP connectivity; also the initial state.

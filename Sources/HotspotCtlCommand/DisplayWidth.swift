@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// How many terminal columns a string takes, for aligning tables: two for East Asian Wide and
 /// Fullwidth characters and for emoji shown as emoji, none for combining marks and format
 /// characters, one otherwise; counted per grapheme cluster (a flag, a family emoji, a letter

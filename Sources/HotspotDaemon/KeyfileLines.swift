@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where things are in a keyfile, so that a configuration error can name the line without
 /// quoting it (issue 14 item 3: file content never reaches the journal).
 struct KeyfileLines {

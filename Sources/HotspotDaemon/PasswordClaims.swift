@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import HotspotCore
 
 /// Which password each network gets, from helpers' filter-scan-list answers, for provisioning.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// Names of the daemon's D-Bus contract (dbus/org.freedesktop.NetworkManager.HotspotHelper.xml).

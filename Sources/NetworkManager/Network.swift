@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// A Wi-Fi device (DeviceType 2) managed by NetworkManager.

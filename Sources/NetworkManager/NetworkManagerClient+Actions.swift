@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// Actions on NetworkManager. They address the well-known name (whoever owns it now) and do

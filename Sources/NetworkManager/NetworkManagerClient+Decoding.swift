@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// How the client turns NetworkManager's replies into its model and its errors into text: pure

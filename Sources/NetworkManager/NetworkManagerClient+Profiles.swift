@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// Flags of `Settings.AddConnection2` and `Settings.Connection.Update2` (NetworkManager's

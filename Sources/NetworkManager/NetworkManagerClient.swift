@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// A typed NetworkManager client: follows Wi-Fi devices, their access points and joins, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// NetworkManager's bus name, object paths and interface names (NM `nm-dbus-interface.h`).

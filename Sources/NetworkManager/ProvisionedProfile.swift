@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// How a provisioned profile authenticates: the `802-11-wireless-security.key-mgmt` it carries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// What NetworkManager asked a secret agent for. It never holds a secret: NetworkManager sends

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import DBus
 
 /// A connection profile as NetworkManager sends it (`a{sa{sv}}`): setting name → key → value,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// The bound on NetworkManager signals waiting to be handled, shared by the tasks that receive

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A device's state (NMDeviceState). Unknown values are kept as they are.
 public struct DeviceState: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: UInt32

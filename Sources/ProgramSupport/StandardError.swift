@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Writes to file descriptor 2 without Foundation's FileHandle (the shipped programs link no

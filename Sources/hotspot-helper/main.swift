@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hotspot-helper: the one binary the package ships, behind three names (issue 12: one Swift
 // runtime, not three). /usr/libexec/hotspot-helperd, /usr/bin/hotspotctl and
 // /usr/bin/hotspot-helper-agent are links to it; it runs the program named by argv[0], or by its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 @testable import DBus
 
 /// SplitMix64: a small seeded generator so randomised tests are reproducible from their seed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Testing
 
 /// Every desktop suite, one test at a time: they launch many short processes (hotspotctl,

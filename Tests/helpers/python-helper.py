@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A hotspot helper written in Python with dbus-python, to show the protocol is language-neutral.
 
 usage: python-helper.py DISPLAY_NAME CONFIDENCE AUTHENTICATE_RESULT [CLAIM_SSID=PASSWORD ...]

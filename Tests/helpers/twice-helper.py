@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A misbehaving hotspot helper (dbus-python) that answers every command twice.
 
 usage: twice-helper.py DISPLAY_NAME

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef HOTSPOT_CLIBFUZZER_H
 #define HOTSPOT_CLIBFUZZER_H
 #include <stddef.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A stand-in desktop secret agent (run as the desktop user, e.g. uid 1000): registers with
 NetworkManager like GNOME Shell's or plasma-nm's agent, records every call it gets as a JSON line
 in LOG, and answers GetSecrets with a WRONG password, so a join that used it fails visibly.

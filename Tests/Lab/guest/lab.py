@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the lab's scenarios share (run in the guest by /usr/bin/python3, as root).
 
 Real NetworkManager over dbus-python, the project's daemon and helpers as subprocesses, the AP

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The lab's scenarios (issue 10, item 2), run in the guest after setup.sh: each is a test with a
 PASS/FAIL and a reason in /lab-out/results.tsv. What each proves: docs/LAB.md.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The lab's guest setup (sourced by guest/boot): radios, the AP side, the client side.
 #
 # Radios (mac80211_hwsim, one simulated medium; radio N has MAC/BSSID 02:00:00:00:0N:00):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The systemd group (issue 10: "installed as a user installs it"): a guest booted with systemd as
 PID 1, the .deb from `make deb` installed by dpkg, real dbus.service and polkitd with the shipped
 policy, and hotspot-helperd started by D-Bus activation and by systemctl under its shipped

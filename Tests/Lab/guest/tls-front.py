@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The AP side's TLS terminator for the RFC 8908 API (run in the "ap" namespace).
 
     tls-front.py LISTEN_IP PORT UPSTREAM_IP:PORT CERT_AND_KEY_PEM
