@@ -223,25 +223,36 @@ def scan_list(lab):
     import json
     expected = {"02:00:00:00:0%d:00" % n for n in range(1, 9)}
 
-    def listed():
+    want = {"CityFree": ("City Wi-Fi", False, False), "Office": ("Office Net", True, True), "RoamNet": ("Lab Helper", False, False),
+            "FailNet": ("Fail Helper", False, False), "HomeNet": ("", False, False), "WisprNet": ("WISPr Net", False, False)}
+    mismatch = ["no list yet"]
+
+    def settled():
+        # Real NetworkManager's list shrinks for a moment during a scan (a helper once answered a
+        # list of one network), and the next filter-scan-list round (coalesced, 5 s) restores the
+        # claims: wait for the annotations to settle rather than read them once.
         rows = json.loads(run(f"{BIN}/hotspotctl", "networks", "--json", "wlan0"))
         got = {r["bssid"].lower(): r for r in rows}
-        return got if expected <= set(got) and got["02:00:00:00:01:00"]["display-name"] else None
-    rows = wait("all eight access points annotated in `hotspotctl --json networks`", listed, 60, interval=1)
+        if not expected <= set(got):
+            mismatch[0] = f"access points listed: {sorted(got)}"
+            return None
+        for row in got.values():
+            if row["ssid"] in want:
+                have = (row["display-name"], row["has-password"], row["secure"])
+                if have != want[row["ssid"]]:
+                    mismatch[0] = f"{row['ssid']}: (display-name, has-password, secure) is {have}, expected {want[row['ssid']]}"
+                    return None
+        return got
+    try:
+        rows = wait("every access point annotated as expected in `hotspotctl --json networks`", settled, 60, interval=1)
+    except Failed:
+        raise Failed(mismatch[0])
     nm = lab.bus.access_points()
     if set(rows) != set(nm):
         raise Failed(f"the daemon lists {sorted(rows)}, NetworkManager {sorted(nm)}")
     for bssid, ssid in nm.items():
         if rows[bssid]["ssid"] != ssid:
             raise Failed(f"{bssid}: the daemon says SSID {rows[bssid]['ssid']!r}, NetworkManager {ssid!r}")
-    want = {"CityFree": ("City Wi-Fi", False, False), "Office": ("Office Net", True, True), "RoamNet": ("Lab Helper", False, False),
-            "FailNet": ("Fail Helper", False, False), "HomeNet": ("", False, False), "WisprNet": ("WISPr Net", False, False)}
-    for row in rows.values():
-        if row["ssid"] in want:
-            name, password, secure = want[row["ssid"]]
-            got = (row["display-name"], row["has-password"], row["secure"])
-            if got != (name, password, secure):
-                raise Failed(f"{row['ssid']}: (display-name, has-password, secure) is {got}, expected {(name, password, secure)}")
     out = run(f"{BIN}/hotspotctl", "networks", "wlan0") + run(f"{BIN}/hotspotctl", "networks", "--json", "wlan0")
     if OFFICE_PSK in out or lab.secrets_leaked():
         raise Failed(f"the Office password appears in {'hotspotctl output' if OFFICE_PSK in out else lab.secrets_leaked() + '.log'}")
