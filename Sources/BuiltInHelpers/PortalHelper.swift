@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Connectivity
-import Foundation
+import FoundationEssentials
 import HotspotCore
 import HotspotHelperKit
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The state an RFC 8908 Captive Portal API reports.
@@ -207,7 +207,7 @@ public final class CaptivePortalAPIClient: Sendable {
             return stale(CaptivePortalAPIError(.transport, "\(url): \(e.description)"))
         case .success(let answer):
             guard answer.status == 200 else { return stale(CaptivePortalAPIError(.badResponse, "\(url): HTTP \(answer.status)")) }
-            let type = answer.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            let type = answer.header("Content-Type")?.split(separator: ";").first?.trimmingWhitespace.lowercased()
             guard type == "application/captive+json" || type == "application/json" else {
                 return stale(CaptivePortalAPIError(.badResponse, "\(url): Content-Type \(type ?? "none"), expected application/captive+json"))
             }

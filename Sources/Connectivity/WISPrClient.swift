@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 
 /// A user name and password for a WISPr gateway. Its description never shows the password.
 public struct WISPrCredentials: Sendable, Hashable, CustomStringConvertible {

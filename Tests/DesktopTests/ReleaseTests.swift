@@ -103,6 +103,17 @@ extension DesktopTests {
             #expect(lines.contains { $0.hasPrefix("<6>shutting down: SIGTERM") }, "\(lines)")
             #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(lines)")
         }
+        /// ICU's data (`icudt…`, about 30 MB) comes with full Foundation; the shipped binary links
+        /// FoundationEssentials only (issue 12). Libraries the system provides (libxml2 links
+        /// Debian's libicu) are not in the binary and not counted.
+        @Test func releaseBinaryCarriesNoICUData() throws {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: ReleaseBuild.program(ReleaseBuild.binary)))
+            let marker = Data("icudt".utf8)
+            let found = bytes.range(of: marker)
+            #expect(found == nil, "ICU data in the shipped binary at offset \(found?.lowerBound ?? 0): a module of the daemon, hotspotctl or the agent imports full Foundation (use FoundationEssentials)")
+            #expect(bytes.count < 40 * 1024 * 1024, "the shipped binary is \(bytes.count / 1024 / 1024) MiB")
+        }
+
         @Test(.enabled(if: TestEnvironment.hasTool("/usr/bin/lintian"), "needs lintian (apt-get install lintian)"))
         func lintianFindsNoErrorsNoWarningsAndNoHardeningOrCopyrightTags() async throws {
             let deb = try #require(ReleaseBuild.deb, "no .deb in \(ReleaseBuild.directory.path): run `make deb`")
