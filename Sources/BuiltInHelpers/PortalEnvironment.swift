@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Connectivity
-import Foundation
+import FoundationEssentials
 
 /// What the built-in helpers need from the daemon about a link: how transfers leave through it
 /// and the daemon's connectivity verdict for it. The daemon implements it with its connectivity

@@ -105,7 +105,7 @@ public final class ProfileHelper: Sendable {
         log("\(interface): \(p.displayName) (\(p.location)) sign-in \(p.signIn.name): \(outcome)")
         switch outcome {
         case .signedIn(let detail):
-            if case .wispr = p.signIn, let range = detail.range(of: "; logoff at ") {
+            if case .wispr = p.signIn, let range = detail.firstRange(of: "; logoff at ") {
                 logoffURLs.withLock { $0[interface] = String(detail[range.upperBound...]) }
             }
             let after = await signIn.environment.verdict(for: interface, fresh: true)

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import CGLib
 import Connectivity
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import HotspotCore
 
 /// The profiles found in a directory, and what was wrong with the rest.
@@ -49,7 +52,7 @@ public enum ProfileLoader {
         var profiles: [Profile] = []
         var problems: [String] = []
         for name in names.sorted() where name.hasSuffix(".conf") && !name.hasPrefix(".") {
-            let path = (directory as NSString).appendingPathComponent(name)
+            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             let file = loadFile(path: path, requireRootOwner: requireRootOwner)
             profiles += file.profiles
             problems += file.problems
@@ -222,7 +225,7 @@ struct KeyfileLines {
         var number = 0
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]") else { firstMalformedLine = firstMalformedLine ?? number; continue }
@@ -232,7 +235,7 @@ struct KeyfileLines {
                 continue
             }
             guard let eq = line.firstIndex(of: "="), let group else { firstMalformedLine = firstMalformedLine ?? number; continue }
-            let key = line[..<eq].trimmingCharacters(in: .whitespaces)
+            let key = line[..<eq].trimmingWhitespace
             keys[group, default: [:]][key] = number
         }
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// What a checker probes and how it decides.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CCurl
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One HTTP request made by a probe, the RFC 8908 client or the WISPr client.
@@ -92,7 +92,7 @@ public struct HTTPAnswer: Sendable, Hashable {
 
     /// The first value of header `name` (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// The body decoded as UTF-8 (invalid bytes replaced).
@@ -371,12 +371,12 @@ final class TransferSink: Sendable {
     }
 
     func appendHeaderLine(_ line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = line.trimmingWhitespace
         state.withLock { s in
             if trimmed.hasPrefix("HTTP/") { s.headers.removeAll(); return }
             guard let colon = trimmed.firstIndex(of: ":") else { return }
-            let name = String(trimmed[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            let name = String(trimmed[..<colon]).trimmingWhitespace
+            let value = String(trimmed[trimmed.index(after: colon)...]).trimmingWhitespace
             s.headers.append(HTTPField(name, value))
         }
     }
@@ -397,12 +397,10 @@ final class TransferJob: Sendable {
     }
 
     func start(_ completion: @escaping @Sendable (Result<HTTPAnswer, TransferError>) -> Void) {
-        let thread = Thread { [self] in
+        let started = DetachedThread.start(name: "hotspot-probe") { [self] in
             completion(HTTPTransfer.runCurl(request, options: options, sink: sink))
         }
-        thread.name = "hotspot-probe"
-        thread.stackSize = 512 * 1024
-        thread.start()
+        if !started { completion(.failure(TransferError(.other, "no thread for the transfer (pthread_create failed)"))) }
     }
 
     func cancel() { sink.cancel() }

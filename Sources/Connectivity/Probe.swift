@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 
 /// What a probe's answer must look like for the probe to count as "online".
 public indirect enum ProbeExpectation: Sendable, Hashable {
@@ -23,7 +23,7 @@ public indirect enum ProbeExpectation: Sendable, Hashable {
         case .status(let code): return answer.status == code
         case .bodyContains(let s): return answer.status == 200 && !answer.bodyTruncated && answer.text.contains(s)
         case .bodyEquals(let s):
-            return answer.status == 200 && !answer.bodyTruncated && answer.text.trimmingCharacters(in: .whitespacesAndNewlines) == s
+            return answer.status == 200 && !answer.bodyTruncated && answer.text.trimmingWhitespace == s
         case .bodyPrefix(let s): return answer.status == 200 && !answer.bodyTruncated && answer.text.hasPrefix(s)
         case .header(let name, let value):
             guard let v = answer.header(name) else { return false }
@@ -211,7 +211,7 @@ public enum ProbeClassifier {
 
     /// Resolves a possibly relative Location against the URL that was fetched.
     public static func resolve(_ location: String, against base: String) -> String? {
-        let trimmed = location.trimmingCharacters(in: .whitespaces)
+        let trimmed = location.trimmingWhitespace
         guard !trimmed.isEmpty else { return nil }
         guard let b = URL(string: base), let u = URL(string: trimmed, relativeTo: b) else { return nil }
         return u.absoluteString

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 
 /// The outcome of one connectivity check on one interface.
 public struct ProbeVerdict: Sendable, Hashable {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 
 /// A WISPr 1.0/2.0 gateway message (`<WISPAccessGatewayParam>`), as found in a portal's answer.
 public struct WISPrMessage: Sendable, Hashable {
@@ -73,15 +73,16 @@ public struct WISPrMessage: Sendable, Hashable {
 public enum WISPrParser {
     /// The message in `body`, or nil when there is none.
     public static func parse(_ body: String) -> WISPrMessage? {
-        guard let start = body.range(of: "<WISPAccessGatewayParam", options: .caseInsensitive) else { return nil }
+        guard let start = body.rangeIgnoringASCIICase(of: "<WISPAccessGatewayParam") else { return nil }
         var rest = String(body[start.upperBound...])
-        if let end = firstMatch(rest, #"(<\s*/\s*WISPAccessGatewayParam\s*>?|-->\s*ISPAccessGatewayParam\s*>|-->\s*WISPAccessGatewayParam\s*>)"#) {
-            rest = String(rest[..<end.lowerBound])
-        } else if let comment = rest.range(of: "-->") {
+        if let end = Scanner.endOfMessage(Array(rest.utf8)) {
+            rest = String(decoding: Array(rest.utf8)[..<end], as: UTF8.self)
+        } else if let comment = rest.firstRange(of: "-->") {
             rest = String(rest[..<comment.lowerBound])
         }
         var m = WISPrMessage()
-        for kind in WISPrMessage.Kind.allCases where firstMatch(rest, #"<\s*"# + kind.rawValue + #"[\s>/]"#) != nil {
+        let bytes = Array(rest.utf8)
+        for kind in WISPrMessage.Kind.allCases where Scanner.openTag(bytes, kind.rawValue, requireEnd: false) != nil {
             m.kind = kind
             break
         }
@@ -112,11 +113,10 @@ public enum WISPrParser {
 
     /// The text of element `name`, trimmed, CDATA unwrapped and entities decoded.
     static func element(_ s: String, _ name: String) -> String? {
-        let pattern = #"<\s*"# + name + #"(\s[^>]*)?>([\s\S]*?)<\s*/\s*"# + name + #"\s*>"#
-        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { return nil }
-        let ns = s as NSString
-        guard let match = regex.firstMatch(in: s, range: NSRange(location: 0, length: ns.length)) else { return nil }
-        var value = ns.substring(with: match.range(at: 2)).trimmingCharacters(in: .whitespacesAndNewlines)
+        let b = Array(s.utf8)
+        guard let open = Scanner.openTag(b, name, requireEnd: true),
+              let close = Scanner.closeTag(b, name, from: open.upperBound, requireEnd: true) else { return nil }
+        var value = String(decoding: b[open.upperBound..<close.lowerBound], as: UTF8.self).trimmingWhitespace
         if value.hasPrefix("<![CDATA["), value.hasSuffix("]]>") {
             value = String(value.dropFirst(9).dropLast(3))
         } else if value.hasPrefix("CDATA[["), value.hasSuffix("]]") {
@@ -124,7 +124,7 @@ public enum WISPrParser {
         } else if value.hasPrefix("CDATA["), value.hasSuffix("]") {
             value = String(value.dropFirst(6).dropLast(1))
         }
-        value = decodeEntities(value).trimmingCharacters(in: .whitespacesAndNewlines)
+        value = decodeEntities(value).trimmingWhitespace
         return value.isEmpty ? nil : value
     }
 
@@ -162,7 +162,82 @@ public enum WISPrParser {
         return out
     }
 
-    static func firstMatch(_ s: String, _ pattern: String) -> Range<String.Index>? {
-        s.range(of: pattern, options: [.regularExpression, .caseInsensitive])
+    /// The tolerant tag scanner: `<`, optional whitespace, the name in any ASCII case, then what
+    /// may follow it. Works on UTF-8 bytes; a gateway's page is bounded before it gets here.
+    enum Scanner {
+        static let lt = UInt8(ascii: "<"), gt = UInt8(ascii: ">"), slash = UInt8(ascii: "/")
+
+        static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0x0C || c == 0x0B }
+        static func skipSpace(_ b: [UInt8], _ i: Int) -> Int {
+            var i = i
+            while i < b.count, isSpace(b[i]) { i += 1 }
+            return i
+        }
+        static func lower(_ c: UInt8) -> UInt8 { (c >= 65 && c <= 90) ? c + 32 : c }
+        /// Whether `word` stands at `i`, ignoring ASCII case.
+        static func matches(_ b: [UInt8], _ i: Int, _ word: String) -> Bool {
+            let w = Array(word.utf8)
+            guard i + w.count <= b.count else { return false }
+            for k in 0..<w.count where lower(b[i + k]) != lower(w[k]) { return false }
+            return true
+        }
+
+        /// `<\s*name` followed by `>` or by whitespace and attributes up to `>` (requireEnd), or
+        /// by whitespace, `>` or `/` (not requireEnd: the tag's start is enough). The range covers
+        /// the whole tag when requireEnd, else up to the name's end.
+        static func openTag(_ b: [UInt8], _ name: String, requireEnd: Bool, from: Int = 0) -> Range<Int>? {
+            var i = from
+            while let at = b[i...].firstIndex(of: lt) {
+                var j = skipSpace(b, at + 1)
+                defer { i = at + 1 }
+                guard matches(b, j, name) else { continue }
+                j += name.utf8.count
+                guard j < b.count else { return nil }
+                if !requireEnd {
+                    if isSpace(b[j]) || b[j] == gt || b[j] == slash { return at..<j }
+                    continue
+                }
+                if b[j] == gt { return at..<(j + 1) }
+                guard isSpace(b[j]) else { continue }
+                guard let end = b[j...].firstIndex(of: gt) else { return nil }
+                return at..<(end + 1)
+            }
+            return nil
+        }
+
+        /// `<\s*/\s*name\s*>` (the `>` optional unless requireEnd), from `from`.
+        static func closeTag(_ b: [UInt8], _ name: String, from: Int, requireEnd: Bool) -> Range<Int>? {
+            var i = from
+            while i < b.count, let at = b[i...].firstIndex(of: lt) {
+                defer { i = at + 1 }
+                var j = skipSpace(b, at + 1)
+                guard j < b.count, b[j] == slash else { continue }
+                j = skipSpace(b, j + 1)
+                guard matches(b, j, name) else { continue }
+                j = skipSpace(b, j + name.utf8.count)
+                if j < b.count, b[j] == gt { return at..<(j + 1) }
+                if !requireEnd { return at..<j }
+            }
+            return nil
+        }
+
+        /// Where the message ends: its closing tag (`>` optional), or a comment's end that
+        /// swallowed the tag's start (`-->ISPAccessGatewayParam>`, `-->WISPAccessGatewayParam>`),
+        /// whichever comes first.
+        static func endOfMessage(_ b: [UInt8]) -> Int? {
+            var best = closeTag(b, "WISPAccessGatewayParam", from: 0, requireEnd: false)?.lowerBound
+            var i = 0
+            while i + 3 <= b.count, let at = b[i...].firstIndex(of: UInt8(ascii: "-")) {
+                defer { i = at + 1 }
+                if let best, at >= best { break }
+                guard matches(b, at, "-->") else { continue }
+                let j = skipSpace(b, at + 3)
+                for name in ["ISPAccessGatewayParam", "WISPAccessGatewayParam"] where matches(b, j, name) {
+                    let k = skipSpace(b, j + name.utf8.count)
+                    if k < b.count, b[k] == gt { best = min(best ?? at, at) }
+                }
+            }
+            return best
+        }
     }
 }

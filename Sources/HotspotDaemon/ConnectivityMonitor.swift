@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import BuiltInHelpers
 import Connectivity
-import Foundation
+import FoundationEssentials
 import HotspotCore
 
 /// Probes each joined Wi-Fi link through that link (bound to the interface, resolving through its
