@@ -19,6 +19,7 @@ public enum Daemon {
     public static func run(configuration: DaemonConfiguration, log: Logger,
                            until stop: (@Sendable () async -> String)? = nil) async throws {
         for key in configuration.unknownKeys { log.warning("configuration: unknown key \(key) ignored") }
+        for warning in configuration.warnings { log.warning("\(warning)") }
         if let problem = ProcessHardening.apply() { log.warning("\(problem)") }
         let bus: Connection
         do { bus = try Connection.system() } catch {
@@ -57,6 +58,7 @@ public enum Daemon {
         let wantsProfiles = configuration.builtinHelpers.contains("profiles")
         let profiles = wantsProfiles ? ProfileLoader.load(directory: configuration.profilesDirectory) : ProfileSet()
         for problem in profiles.problems { log.error("\(problem)") }
+        for warning in profiles.warnings { log.warning("\(warning)") }
         if wantsProfiles {
             log.info("profiles: \(profiles.index.count) loaded from \(configuration.profilesDirectory)\(profiles.problems.isEmpty ? "" : ", \(profiles.problems.count) problems")")
         }
