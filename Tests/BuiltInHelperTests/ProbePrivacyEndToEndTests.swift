@@ -97,10 +97,14 @@ extension DaemonEndToEnd {
             #expect(idle == 0, "\(idle) probes in 3 s while idle-joined with NetworkManager's check off (interval 0.3 s)")
             #expect(s.sim.events().allSatisfy { !$0.path.contains("check_network_status") }, "only the configured endpoint")
             #expect(s.daemon.log.contains("probing only while joining, evaluating or signing in"))
+            let policy = try await s.managerProperty("ProbePolicy")?.string ?? ""
+            #expect(policy == "probes: http://connectivitycheck.gstatic.com:\(s.port)/generate_204 ([connectivity] probes=; "
+                + "NetworkManager's connectivity check is off: probing only while joining, evaluating or signing in)")
 
             // NetworkManager's check switched on: periodic probes start without a restart.
             try await s.setNetworkManagerCheck(enabled: true)
             try await s.waitUntil("periodic probes after NetworkManager's check is switched on") { try await s.probes(during: .seconds(1)) >= 2 }
+            #expect(try await s.managerProperty("ProbePolicy")?.string?.hasSuffix("([connectivity] probes=; periodic checks)") == true)
         }
 
         @Test func optedInProbesPeriodicallyAtNetworkManagersURI() async throws {
@@ -112,6 +116,12 @@ extension DaemonEndToEnd {
             #expect(periodic >= 3, "only \(periodic) probes in 2 s with interval 0.3 s")
             let paths = Set(s.sim.events().filter { $0.kind.hasPrefix("probe") }.map(\.path))
             #expect(paths == ["/check_network_status.txt"], "NetworkManager's URI alone: \(paths)")
+            #expect(try await s.managerProperty("ProbePolicy")?.string
+                    == "probes: http://nmcheck.gnome.org:\(s.port)/check_network_status.txt (NetworkManager's ConnectivityCheckUri; periodic checks)")
+
+            let status = try await s.bus.run(TestKitPaths.product("hotspotctl").path, ["status"])
+            #expect(status.stdout.contains("\nprobes: http://nmcheck.gnome.org:\(s.port)/check_network_status.txt (NetworkManager's ConnectivityCheckUri; periodic checks)\n"),
+                    "\(status.stdout)\(status.stderr)")
 
             // Switched off: the periodic probes stop.
             try await s.setNetworkManagerCheck(enabled: false)
@@ -119,6 +129,8 @@ extension DaemonEndToEnd {
             try await Task.sleep(for: .milliseconds(500))
             let after = try await s.probes(during: .seconds(2))
             #expect(after == 0, "\(after) probes in 2 s after NetworkManager's check was switched off")
+            let json = try await s.bus.run(TestKitPaths.product("hotspotctl").path, ["--json", "status"])
+            #expect(json.stdout.contains("probing only while joining, evaluating or signing in"), "\(json.stdout)")
         }
     }
 }
