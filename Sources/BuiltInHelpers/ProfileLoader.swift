@@ -14,11 +14,15 @@ public struct ProfileSet: Sendable {
     /// One message per refused file or broken profile, each naming the file and line and how to
     /// fix it. Never contains a secret.
     public var problems: [String]
+    /// Doubts that do not stop a profile loading (a value that looks like it ends in a comment),
+    /// each naming the file, line and key. Never contains a value.
+    public var warnings: [String]
 
     /// An empty set.
-    public init(index: ProfileIndex = ProfileIndex([]), problems: [String] = []) {
+    public init(index: ProfileIndex = ProfileIndex([]), problems: [String] = [], warnings: [String] = []) {
         self.index = index
         self.problems = problems
+        self.warnings = warnings
     }
 }
 
@@ -26,17 +30,22 @@ public struct ProfileSet: Sendable {
 ///
 /// ```ini
 /// [CityFree]
-/// ssid=CityFree                 # or ssid-prefix=CityFree-
-/// display-name=City Free Wi-Fi  # default: the group name
-/// password=…                    # the Wi-Fi password (a secret)
-/// confidence=high               # low or high
-/// sign-in=click-through         # none, click-through, form, wispr, capport
-/// username=…                    # wispr
-/// user-password=…               # wispr (a secret)
-/// form-url=https://…            # form: where to post (default: the portal page's form)
-/// form-field-NAME=VALUE         # form: a field to post (a secret)
-/// capport-url=https://…/api     # capport: the RFC 8908 API
+/// # or ssid-prefix=CityFree-
+/// ssid=CityFree
+/// # default: the group name
+/// display-name=City Free Wi-Fi
+/// # the Wi-Fi password (a secret)
+/// password=…
+/// # low or high
+/// confidence=high
+/// # none, click-through, form, wispr, capport
+/// sign-in=click-through
+/// # wispr: username= and user-password= (a secret)
+/// # form: form-url=https://… (default: the portal page's form), form-field-NAME=VALUE (a secret)
+/// # capport: capport-url=https://…/api (the RFC 8908 API)
 /// ```
+/// GKeyFile has no inline comments: `ssid=CityFree  # note` makes the SSID "CityFree  # note".
+/// Such a value is loaded as written and reported in ``ProfileSet/warnings``.
 /// A file holding a secret must be mode 0600 (and owned by root when the daemon runs as root), or
 /// it is refused. A broken profile is reported with its file and line; the others still load.
 public enum ProfileLoader {
@@ -51,14 +60,22 @@ public enum ProfileLoader {
         }
         var profiles: [Profile] = []
         var problems: [String] = []
+        var warnings: [String] = []
         for name in names.sorted() where name.hasSuffix(".conf") && !name.hasPrefix(".") {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             let file = loadFile(path: path, requireRootOwner: requireRootOwner)
             profiles += file.profiles
             problems += file.problems
+            warnings += Self.warnings(path: path)
         }
         let index = ProfileIndex(profiles)
-        return ProfileSet(index: index, problems: problems + index.conflicts)
+        return ProfileSet(index: index, problems: problems + index.conflicts, warnings: warnings)
+    }
+
+    /// The warnings for one file (see ``ProfileSet/warnings``); none when it cannot be read.
+    public static func warnings(path: String) -> [String] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        return InlineComments.warnings(in: String(decoding: data, as: UTF8.self), file: "profile \(path)")
     }
 
     /// Loads one file: its profiles and the problems found.
@@ -242,6 +259,31 @@ struct KeyfileLines {
 
     func line(ofGroup group: String) -> Int? { groups[group] }
     func line(ofKey key: String, in group: String) -> Int? { keys[group]?[key] }
+}
+
+/// GKeyFile keeps everything after `=` (but leading and trailing blanks) as the value: a comment
+/// must be on a line of its own. A value with blank-then-`#` in it was most likely meant as
+/// `value  # comment`; these warnings say where, without quoting the value (it may be a password).
+public enum InlineComments {
+    /// One warning per `key=value` line whose value has a blank followed by `#`, naming `file`,
+    /// the line, the group and the key.
+    public static func warnings(in text: String, file: String) -> [String] {
+        var out: [String] = []
+        var group = ""
+        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("[") { group = String(line.dropFirst().prefix { $0 != "]" }); continue }
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            let value = line[line.index(after: eq)...].unicodeScalars
+            let blankHash = zip(value, value.dropFirst()).contains { ($0 == " " || $0 == "\t") && $1 == "#" }
+            guard blankHash else { continue }
+            let key = line[..<eq].trimmingCharacters(in: .whitespaces)
+            out.append("\(file) line \(i + 1): [\(group)] \(key): the value contains ' #', which GKeyFile keeps as part of the value "
+                + "(there are no inline comments); if it is meant as a comment, move it to a line of its own starting with #")
+        }
+        return out
+    }
 }
 
 extension String {

@@ -22,14 +22,15 @@ public struct DaemonClient: Sendable {
 
     // MARK: - Reading
 
-    /// The manager's properties: Version, Status, Interfaces, Helpers.
+    /// The manager's properties: Version, Status, Interfaces, Helpers, ProbePolicy.
     public func manager() async throws -> ManagerSnapshot {
         let p = try await getAll(HotspotContract.managerPath, HotspotContract.managerInterface)
         return ManagerSnapshot(
             version: p["Version"]?.string ?? "",
             status: p["Status"]?.string ?? "",
             interfaces: p["Interfaces"]?.objectPaths ?? [],
-            helpers: (p["Helpers"]?.arrayItems ?? []).compactMap(\.varDict).map(HelperSnapshot.init))
+            helpers: (p["Helpers"]?.arrayItems ?? []).compactMap(\.varDict).map(HelperSnapshot.init),
+            probePolicy: p["ProbePolicy"]?.string ?? "")
     }
 
     /// One interface object's properties.

@@ -8,14 +8,17 @@ public struct ManagerSnapshot: Sendable, Codable, Equatable {
     public var status: String
     public var interfaces: [ObjectPath]
     public var helpers: [HelperSnapshot]
+    /// The connectivity probes' endpoints and why (`ProbePolicy`; empty from an older daemon).
+    public var probePolicy: String
 
-    enum CodingKeys: String, CodingKey { case version, status, interfaces, helpers }
+    enum CodingKeys: String, CodingKey { case version, status, interfaces, helpers, probePolicy = "probe-policy" }
 
-    public init(version: String, status: String, interfaces: [ObjectPath], helpers: [HelperSnapshot]) {
+    public init(version: String, status: String, interfaces: [ObjectPath], helpers: [HelperSnapshot], probePolicy: String = "") {
         self.version = version
         self.status = status
         self.interfaces = interfaces
         self.helpers = helpers
+        self.probePolicy = probePolicy
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -24,6 +27,7 @@ public struct ManagerSnapshot: Sendable, Codable, Equatable {
         try c.encode(status, forKey: .status)
         try c.encode(interfaces.map(\.rawValue), forKey: .interfaces)
         try c.encode(helpers, forKey: .helpers)
+        try c.encode(probePolicy, forKey: .probePolicy)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -32,6 +36,7 @@ public struct ManagerSnapshot: Sendable, Codable, Equatable {
         status = try c.decode(String.self, forKey: .status)
         interfaces = try c.decode([String].self, forKey: .interfaces).map { try ObjectPath($0) }
         helpers = try c.decode([HelperSnapshot].self, forKey: .helpers)
+        probePolicy = try c.decodeIfPresent(String.self, forKey: .probePolicy) ?? ""
     }
 }
 

@@ -13,6 +13,9 @@ struct Status: AsyncParsableCommand {
         var status: String
         var helpers: [HelperSnapshot]
         var interfaces: [InterfaceSnapshot]
+        var probePolicy: String
+
+        enum CodingKeys: String, CodingKey { case version, status, helpers, interfaces, probePolicy = "probe-policy" }
     }
 
     func run() async throws {
@@ -24,10 +27,12 @@ struct Status: AsyncParsableCommand {
             return (m, list)
         }
         if options.json {
-            print(Output.json(Document(version: manager.version, status: manager.status, helpers: manager.helpers, interfaces: interfaces)))
+            print(Output.json(Document(version: manager.version, status: manager.status, helpers: manager.helpers, interfaces: interfaces,
+                                      probePolicy: manager.probePolicy)))
             return
         }
         print("hotspot-helperd \(manager.version): \(manager.status), \(manager.helpers.count) helper\(manager.helpers.count == 1 ? "" : "s") registered")
+        if !manager.probePolicy.isEmpty { print(manager.probePolicy) }
         guard !interfaces.isEmpty else {
             print("no Wi-Fi interfaces")
             return

@@ -71,6 +71,9 @@ final class BusPublisher: Sendable {
                 },
                 DBusProperty("Version", .string, emitsChanged: .const) { .string(Self.version) },
                 DBusProperty("Status", .string) { [self] in .string(await engine?.status ?? "determining") },
+                DBusProperty("ProbePolicy", .string) { [self] in
+                    .string(await engine?.monitor?.policy.explanation ?? "no probes: connectivity checks are off ([connectivity] enabled=false)")
+                },
             ],
             signals: [
                 DBusSignalDescription("UIRequired", [DBusArgument("interface", "o"), DBusArgument("helper_display_name", "s"), DBusArgument("network", "a{sv}")]),

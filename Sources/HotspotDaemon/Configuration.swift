@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import BuiltInHelpers
 import CGLib
 import Connectivity
 #if canImport(Glibc)
@@ -16,12 +17,15 @@ import HotspotCore
 /// filter-interval=5
 /// profiles-dir=/etc/hotspot-helper/profiles.d
 /// builtin-helpers=profiles;portal
-/// provision-profiles=true             # in-memory NetworkManager profiles for helpers' passwords
+/// # in-memory NetworkManager profiles for helpers' passwords
+/// provision-profiles=true
 ///
 /// [connectivity]
 /// enabled=true
-/// probes=http://127.0.0.1:8080/generate_204 status=204;…   # overrides the default probe set
-/// dns-servers=127.0.0.1:5353          # when NetworkManager reports none for the link
+/// # replaces the default probe set (ProbePolicy)
+/// probes=http://127.0.0.1:8080/generate_204 status=204;…
+/// # when NetworkManager reports none for the link
+/// dns-servers=127.0.0.1:5353
 /// capport-url=https://capport.example/api
 /// ca-file=/path/ca.pem
 /// bind-interface=true
@@ -29,7 +33,9 @@ import HotspotCore
 /// interval=300
 /// probe-timeout=5
 /// ```
-/// Durations are seconds and may have decimals (tests run with fractions of a second).
+/// Durations are seconds and may have decimals (tests run with fractions of a second). GKeyFile
+/// has no inline comments (`interval=300  # five minutes` is not a number): comments go on lines
+/// of their own, and a value with ` #` in it is reported in ``warnings``.
 public struct DaemonConfiguration: Sendable, Equatable {
     public var stateDirectory: String = "/var/lib/hotspot-helper"
     public var commandTimeout: Duration = .seconds(45)
@@ -46,6 +52,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var connectivity = ConnectivitySettings()
     /// Keys the daemon did not recognise, for a warning (`group.key`).
     public var unknownKeys: [String] = []
+    /// Values that look like they end in an inline comment, for a warning (file, line and key;
+    /// never the value).
+    public var warnings: [String] = []
 
     public init() {}
 
@@ -80,11 +89,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
             throw ConfigurationError("\(path): \(KeyfileLines(bytes).firstProblem)")
         }
         var config = DaemonConfiguration()
-        let known: [String: Set<String>] = [
-            "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers", "provision-profiles"],
-            "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface", "allow-plain-http-login",
-                             "interval", "probe-timeout"],
-        ]
+        config.warnings = InlineComments.warnings(in: String(decoding: bytes, as: UTF8.self), file: "configuration \(path)")
+        let known = knownKeys
         for group in strings(g_key_file_get_groups(file, nil)) {
             for key in strings(g_key_file_get_keys(file, group, nil, nil)) where !(known[group]?.contains(key) ?? false) {
                 config.unknownKeys.append("\(group).\(key)")
@@ -164,6 +170,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let v = try seconds("filter-interval") { config.filterInterval = v }
         return config
     }
+
+    /// The keys the loader reads, by group.
+    public static let knownKeys: [String: Set<String>] = [
+        "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers", "provision-profiles"],
+        "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface", "allow-plain-http-login",
+                         "interval", "probe-timeout"],
+    ]
 
     private static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
         guard let list else { return [] }

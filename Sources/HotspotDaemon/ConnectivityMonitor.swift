@@ -8,9 +8,12 @@ import HotspotCore
 /// DNS servers) and publishes the verdict on the interface object: when it joins, after a sign-in,
 /// then on the Connectivity module's schedule (backoff while not online, the interval while online,
 /// hysteresis before leaving online). RFC 8908 sessions tell the core when maintain must run.
+/// The endpoints, and whether the schedule runs at all, come from the ``ProbePolicy``: without
+/// periodic checks a link is probed when it joins, after a sign-in and when a helper asks.
 actor ConnectivityMonitor {
     let settings: ConnectivitySettings
-    let checker: ConnectivityChecker
+    private(set) var checker: ConnectivityChecker
+    private(set) var policy: ProbePolicy
     let dnsLookup: @Sendable (String) async -> [String]
     let capportURL: @Sendable (SSID) -> String?
     weak var engine: Engine?
@@ -26,15 +29,32 @@ actor ConnectivityMonitor {
     private var links: [String: Link] = [:]
     private let origin = ContinuousClock.now
 
-    init(settings: ConnectivitySettings, dnsLookup: @escaping @Sendable (String) async -> [String],
+    /// `policy` defaults to the configured probes (or the built-in set), checked periodically.
+    init(settings: ConnectivitySettings, policy: ProbePolicy? = nil, dnsLookup: @escaping @Sendable (String) async -> [String],
          capportURL: @escaping @Sendable (SSID) -> String?) {
         self.settings = settings
-        var transfer = TransferOptions(timeout: settings.probeTimeout, connectTimeout: min(settings.probeTimeout, .seconds(3)))
-        transfer.caFile = settings.caFile
-        self.checker = ConnectivityChecker(configuration: ConnectivityConfiguration(probes: settings.probes ?? ConnectivityProbe.defaultSet,
-                                                                                   transfer: transfer))
+        let policy = policy ?? ProbePolicy.decide(configured: settings.probes, networkManager: nil)
+        self.policy = policy
+        self.checker = Self.checker(settings, policy)
         self.dnsLookup = dnsLookup
         self.capportURL = capportURL
+    }
+
+    private static func checker(_ settings: ConnectivitySettings, _ policy: ProbePolicy) -> ConnectivityChecker {
+        var transfer = TransferOptions(timeout: settings.probeTimeout, connectTimeout: min(settings.probeTimeout, .seconds(3)))
+        transfer.caFile = settings.caFile
+        return ConnectivityChecker(configuration: ConnectivityConfiguration(probes: policy.probes, transfer: transfer))
+    }
+
+    /// A new policy (NetworkManager's settings changed): new endpoints for the next check;
+    /// periodic checks start or stop on every joined link.
+    func apply(_ new: ProbePolicy) {
+        guard new != policy else { return }
+        policy = new
+        checker = Self.checker(settings, new)
+        for interface in links.keys {
+            if new.periodic { restartLoop(interface) } else { links[interface]?.loop?.cancel() }
+        }
     }
 
     func attach(engine: Engine) { self.engine = engine }
@@ -75,6 +95,8 @@ actor ConnectivityMonitor {
                 if delay > .zero { try? await Task.sleep(for: delay) }
                 if Task.isCancelled { return }
                 _ = await self.verdict(for: interface, fresh: true)
+                // Without periodic checks (ProbePolicy), this was the join's or the sign-in's check.
+                if await !self.policy.periodic { return }
             }
         }
     }
@@ -129,6 +151,8 @@ actor ConnectivityMonitor {
 struct DaemonPortalEnvironment: PortalEnvironment {
     let monitor: ConnectivityMonitor
     let settings: ConnectivitySettings
+    /// The probes chosen at start (``ProbePolicy``).
+    let probes: [ConnectivityProbe]
 
     func transferOptions(for interface: String) async -> TransferOptions {
         var o = TransferOptions(timeout: .seconds(10), connectTimeout: .seconds(3))
@@ -145,10 +169,6 @@ struct DaemonPortalEnvironment: PortalEnvironment {
     var allowPlainHTTPLogin: Bool { settings.allowPlainHTTPLogin }
 
     var wisprProbeURL: String {
-        (settings.probes ?? ConnectivityProbe.defaultSet).first { !$0.isHTTPS }?.url ?? "http://connectivitycheck.gstatic.com/generate_204"
+        probes.first { !$0.isHTTPS }?.url ?? "http://connectivitycheck.gstatic.com/generate_204"
     }
-}
-
-enum ConnectivityProbeCount {
-    static let defaultCount = ConnectivityProbe.defaultSet.count
 }

@@ -19,6 +19,7 @@ public enum Daemon {
     public static func run(configuration: DaemonConfiguration, log: Logger,
                            until stop: (@Sendable () async -> String)? = nil) async throws {
         for key in configuration.unknownKeys { log.warning("configuration: unknown key \(key) ignored") }
+        for warning in configuration.warnings { log.warning("\(warning)") }
         if let problem = ProcessHardening.apply() { log.warning("\(problem)") }
         let bus: Connection
         do { bus = try Connection.system() } catch {
@@ -57,6 +58,7 @@ public enum Daemon {
         let wantsProfiles = configuration.builtinHelpers.contains("profiles")
         let profiles = wantsProfiles ? ProfileLoader.load(directory: configuration.profilesDirectory) : ProfileSet()
         for problem in profiles.problems { log.error("\(problem)") }
+        for warning in profiles.warnings { log.warning("\(warning)") }
         if wantsProfiles {
             log.info("profiles: \(profiles.index.count) loaded from \(configuration.profilesDirectory)\(profiles.problems.isEmpty ? "" : ", \(profiles.problems.count) problems")")
         }
@@ -68,7 +70,11 @@ public enum Daemon {
             return []
         }
         let index = profiles.index
-        let monitor = ConnectivityMonitor(settings: settings, dnsLookup: { [weak networkManager] name in
+        // The probe set and whether to probe periodically follow NetworkManager's own
+        // connectivity check (ProbePolicy), now and whenever it changes.
+        let nmCheck = await networkManager.client.connectivityCheckSettings()
+        let policy = ProbePolicy.decide(configured: settings.probes, networkManager: nmCheck.map { .init(enabled: $0.enabled, uri: $0.uri) })
+        let monitor = ConnectivityMonitor(settings: settings, policy: policy, dnsLookup: { [weak networkManager] name in
             await networkManager?.dnsServers(interface: name) ?? []
         }, capportURL: { ssid in
             if case .capport(let url)? = index.profile(for: ssid)?.signIn { return url }
@@ -76,8 +82,19 @@ public enum Daemon {
         })
         await monitor.attach(engine: engine)
         await engine.attach(monitor: monitor)
-        log.info("connectivity: \(settings.probes?.count ?? ConnectivityProbeCount.defaultCount) probes\(settings.bindInterface ? " bound to each Wi-Fi interface" : " on the default route (bind-interface=false)")\(settings.capportURL.map { ", RFC 8908 API \($0)" } ?? "")")
-        let environment = DaemonPortalEnvironment(monitor: monitor, settings: settings)
+        log.info("connectivity: \(policy.explanation)\(settings.bindInterface ? ", bound to each Wi-Fi interface" : ", on the default route (bind-interface=false)")\(settings.capportURL.map { ", RFC 8908 API \($0)" } ?? "")")
+        if let changes = try? await networkManager.client.followConnectivityCheckSettings() {
+            Task { [weak monitor, weak engine] in
+                for await check in changes {
+                    let next = ProbePolicy.decide(configured: settings.probes, networkManager: check.map { .init(enabled: $0.enabled, uri: $0.uri) })
+                    guard let monitor, await monitor.policy != next else { continue }
+                    log.info("connectivity: NetworkManager's check changed; \(next.explanation)")
+                    await monitor.apply(next)
+                    await engine?.publisher?.managerChanged(["ProbePolicy": .string(next.explanation)])
+                }
+            }
+        }
+        let environment = DaemonPortalEnvironment(monitor: monitor, settings: settings, probes: policy.probes)
         let helperLog: @Sendable (String) -> Void = { log.info("\(UntrustedText.forLog($0, limit: 400))") }
         var started: [HotspotHelper] = []
         for name in configuration.builtinHelpers {
