@@ -244,6 +244,8 @@ extension DHCPInform {
             switch parseReply(Array(buffer[0..<n]), xid: xid) {
             case .success(let answer): return .success(answer)
             case .failure(.otherTransaction): continue
+            case .failure(.badURI(let why)):  // a valid DHCPACK: the server has said what it has to say
+                return .failure(ExchangeError("the DHCP server's answer was not used: \(Problem.badURI(why))"))
             case .failure(let problem): lastProblem = problem
             }
         }

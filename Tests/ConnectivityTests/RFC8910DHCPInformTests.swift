@@ -139,7 +139,9 @@ import Testing
         defer { http.stop() }
         q.serverPort = http.port
         q.timeout = .seconds(2)
+        let asked = ContinuousClock.now
         guard case .failure(let e2) = await DHCPInform.ask(q) else { Issue.record("an http URI was accepted"); return }
         #expect(e2.description.contains("not https"), "\(e2)")
+        #expect(ContinuousClock.now - asked < .seconds(1), "a valid DHCPACK with a bad URI ends the exchange at once")
     }
 }
