@@ -16,6 +16,14 @@ public protocol PortalEnvironment: Sendable {
     var allowPlainHTTPLogin: Bool { get }
     /// The URL the WISPr client starts from (an HTTP probe that is redirected by a gateway).
     var wisprProbeURL: String { get }
+    /// The RFC 8908 API `interface` is checked with, if any: a profile's `capport-url`, the one
+    /// the network announced in DHCP option 114 (RFC 8910), or the configured one.
+    func captivePortalAPI(for interface: String) async -> String?
+}
+
+extension PortalEnvironment {
+    /// No API known (environments that do not learn one).
+    public func captivePortalAPI(for interface: String) async -> String? { nil }
 }
 
 /// How one sign-in attempt ended.

@@ -3,6 +3,7 @@ import BuiltInHelpers
 import Connectivity
 import FoundationEssentials
 import HotspotCore
+import NetworkManager
 
 /// Probes each joined Wi-Fi link through that link (bound to the interface, resolving through its
 /// DNS servers) and publishes the verdict on the interface object: when it joins, after a sign-in,
@@ -10,34 +11,46 @@ import HotspotCore
 /// hysteresis before leaving online). RFC 8908 sessions tell the core when maintain must run.
 /// The endpoints, and whether the schedule runs at all, come from the ``ProbePolicy``: without
 /// periodic checks a link is probed when it joins, after a sign-in and when a helper asks.
+/// The RFC 8908 API of a link is its profile's `capport-url`, else the one the network announces
+/// in DHCP option 114 (RFC 8910; asked for with a DHCPINFORM when the link joins, since
+/// NetworkManager does not ask), else `[connectivity] capport-url`.
 actor ConnectivityMonitor {
     let settings: ConnectivitySettings
     private(set) var checker: ConnectivityChecker
     private(set) var policy: ProbePolicy
     let dnsLookup: @Sendable (String) async -> [String]
     let capportURL: @Sendable (SSID) -> String?
+    let dhcpLease: @Sendable (String) async -> DHCPv4Lease?
+    let log: @Sendable (String) -> Void
     weak var engine: Engine?
 
     private struct Link {
         var ssid: SSID
         var schedule: ConnectivitySchedule
         var capport: CaptivePortalAPIClient?
+        /// The DHCPINFORM under way (RFC 8910); checks wait for it so the first one can use the API.
+        var discovery: Task<Void, Never>?
         var loop: Task<Void, Never>?
         var inflight: (task: Task<ProbeVerdict, Never>, started: ContinuousClock.Instant)?
         var last: (verdict: ProbeVerdict, at: ContinuousClock.Instant)?
+        var learnedAPI: String?
     }
     private var links: [String: Link] = [:]
     private let origin = ContinuousClock.now
 
     /// `policy` defaults to the configured probes (or the built-in set), checked periodically.
     init(settings: ConnectivitySettings, policy: ProbePolicy? = nil, dnsLookup: @escaping @Sendable (String) async -> [String],
-         capportURL: @escaping @Sendable (SSID) -> String?) {
+         capportURL: @escaping @Sendable (SSID) -> String?,
+         dhcpLease: @escaping @Sendable (String) async -> DHCPv4Lease? = { _ in nil },
+         log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.settings = settings
         let policy = policy ?? ProbePolicy.decide(configured: settings.probes, networkManager: nil)
         self.policy = policy
         self.checker = Self.checker(settings, policy)
         self.dnsLookup = dnsLookup
         self.capportURL = capportURL
+        self.dhcpLease = dhcpLease
+        self.log = log
     }
 
     private static func checker(_ settings: ConnectivitySettings, _ policy: ProbePolicy) -> ConnectivityChecker {
@@ -65,18 +78,62 @@ actor ConnectivityMonitor {
     func joined(_ interface: String, ssid: SSID) {
         if let link = links[interface], link.ssid == ssid { return }
         left(interface)
-        let api = capportURL(ssid) ?? settings.capportURL
+        let fromProfile = capportURL(ssid)
+        let api = fromProfile ?? settings.capportURL
+        let schedule = ConnectivitySchedule(configuration: .init(interval: settings.interval))
+        links[interface] = Link(ssid: ssid, schedule: schedule, capport: api.map(apiClient))
+        if fromProfile == nil {
+            links[interface]?.discovery = Task { [weak self] in await self?.discoverCaptivePortalAPI(interface, ssid: ssid) }
+        }
+        restartLoop(interface)
+    }
+
+    private func apiClient(_ url: String) -> CaptivePortalAPIClient {
         var transfer = checker.configuration.transfer
         transfer.maxBodyBytes = 64 * 1024
-        let schedule = ConnectivitySchedule(configuration: .init(interval: settings.interval))
-        links[interface] = Link(ssid: ssid, schedule: schedule, capport: api.map { CaptivePortalAPIClient(url: $0, options: transfer) })
-        restartLoop(interface)
+        return CaptivePortalAPIClient(url: url, options: transfer)
+    }
+
+    /// RFC 8910: asks the link's DHCP server (a DHCPINFORM from the lease address, unicast to
+    /// the server identifier, else broadcast) for option 114 and, with an https URI, uses it as
+    /// the link's RFC 8908 API. Every outcome is logged once; the link keeps its API otherwise.
+    private func discoverCaptivePortalAPI(_ interface: String, ssid: SSID) async {
+        guard let lease = await dhcpLease(interface) else {
+            log("\(interface): no DHCPv4 lease reported by NetworkManager; not asking for the RFC 8910 captive-portal URI")
+            return
+        }
+        var query = DHCPInformQuery(interface: settings.bindInterface ? interface : nil, clientAddress: lease.address, server: lease.serverIdentifier)
+        query.timeout = .seconds(3)
+        let result = await DHCPInform.ask(query)
+        guard links[interface]?.ssid == ssid else { return }
+        switch result {
+        case .success(.api(let url)):
+            log("\(interface): RFC 8910: DHCP option 114 names the RFC 8908 API \(UntrustedText.forLog(url))")
+            links[interface]?.learnedAPI = url
+            links[interface]?.capport = apiClient(url)
+        case .success(.unrestricted):
+            log("\(interface): RFC 8910: DHCP option 114 says there is no captive portal (\(DHCPInform.unrestricted))")
+        case .success(.none):
+            log("\(interface): RFC 8910: the DHCP server's answer has no captive-portal URI (option 114)")
+        case .failure(let e):
+            log("\(interface): RFC 8910: no captive-portal URI from DHCP: \(UntrustedText.forLog(e.description))")
+        }
+    }
+
+    /// The RFC 8908 API the link's network announced (DHCP option 114), if any.
+    func announcedAPI(_ interface: String) -> String? { links[interface]?.learnedAPI }
+
+    /// The API the link is checked with: profile, announced or configured.
+    func captivePortalAPI(_ interface: String) async -> String? {
+        if let d = links[interface]?.discovery { await d.value }
+        return links[interface]?.capport?.url
     }
 
     /// The link left its network: stop checking it.
     func left(_ interface: String) {
         guard let link = links.removeValue(forKey: interface) else { return }
         link.loop?.cancel()
+        link.discovery?.cancel()
     }
 
     /// Check again soon (after a sign-in or a maintain): backoff restarts.
@@ -127,6 +184,7 @@ actor ConnectivityMonitor {
             if links[interface]?.inflight?.task == running.task { await Task.yield() }
         }
         if !fresh, let last = links[interface]?.last, ContinuousClock.now - last.at < .seconds(2) { return last.verdict }
+        if let discovery = links[interface]?.discovery { await discovery.value }
         let capport = links[interface]?.capport
         let bind = settings.bindInterface ? interface : nil
         let checker = self.checker
@@ -167,6 +225,10 @@ struct DaemonPortalEnvironment: PortalEnvironment {
     }
 
     var allowPlainHTTPLogin: Bool { settings.allowPlainHTTPLogin }
+
+    func captivePortalAPI(for interface: String) async -> String? {
+        await monitor.captivePortalAPI(interface)
+    }
 
     var wisprProbeURL: String {
         probes.first { !$0.isHTTPS }?.url ?? "http://connectivitycheck.gstatic.com/generate_204"

@@ -79,7 +79,9 @@ public enum Daemon {
         }, capportURL: { ssid in
             if case .capport(let url)? = index.profile(for: ssid)?.signIn { return url }
             return nil
-        })
+        }, dhcpLease: { [weak networkManager] name in
+            await networkManager?.dhcpv4Lease(interface: name)
+        }, log: { log.info("\($0)") })
         await monitor.attach(engine: engine)
         await engine.attach(monitor: monitor)
         log.info("connectivity: \(policy.explanation)\(settings.bindInterface ? ", bound to each Wi-Fi interface" : ", on the default route (bind-interface=false)")\(settings.capportURL.map { ", RFC 8908 API \($0)" } ?? "")")

@@ -146,6 +146,12 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
         return (try? await client.dnsServers(device: device)) ?? []
     }
 
+    /// The DHCPv4 lease NetworkManager reports for an interface's link (RFC 8910's DHCPINFORM).
+    func dhcpv4Lease(interface: String) async -> DHCPv4Lease? {
+        guard let device = maps.withLock({ $0.deviceOf[InterfaceID(interface)] }) else { return nil }
+        return try? await client.dhcpv4Lease(device: device)
+    }
+
     // MARK: - NetworkControl
 
     func disconnect(interface: InterfaceID) async throws {
