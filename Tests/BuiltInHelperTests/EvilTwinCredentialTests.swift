@@ -37,6 +37,28 @@ extension PortalScenario {
         #expect(throws: LoginHostsError.self) { try LoginHosts(parsing: text) }
     }
 
+    /// A gateway message that was reached through a redirect on a stranger's host is the
+    /// stranger's, even when its LoginURL names a listed host.
+    @Test func wisprMessageReachedThroughAStrangersRedirectGetsNoCredentials() async throws {
+        var config = WISPrClient.Configuration(transfer: TransferOptions(dnsServers: ["127.0.0.1:1"], timeout: .seconds(1)),
+                                               loginHosts: try LoginHosts(parsing: "portal.example.net"))
+        config.maxPolls = 0
+        var gateway = WISPrMessage()
+        gateway.loginURL = "https://portal.example.net/login"
+        let creds = WISPrCredentials(username: "u", password: "hop-secret-1")
+        let viaStranger = await WISPrClient(configuration: config).login(gateway: gateway, credentials: creds, originatingURL: "http://probe/",
+                                                                         interface: nil, dnsServers: ["127.0.0.1:1"],
+                                                                         via: ["https://portal.example.net/a", "http://stranger.example/b"])
+        #expect(viaStranger.outcome == .hostNotAllowed)
+        #expect(viaStranger.detail.contains("came through 'stranger.example'"), "\(viaStranger.detail)")
+        #expect(!viaStranger.detail.contains("hop-secret-1"))
+        gateway.loginURL = "https://anything-else/login"
+        let elsewhere = await WISPrClient(configuration: config).login(gateway: gateway, credentials: creds, originatingURL: "http://probe/",
+                                                                       interface: nil, dnsServers: ["127.0.0.1:1"])
+        #expect(elsewhere.outcome == .hostNotAllowed)
+        #expect(elsewhere.detail.contains("'anything-else' is not in login-hosts="), "\(elsewhere.detail)")
+    }
+
     /// The form-url of a profile is a post target like any other.
     @Test func formURLOnAStrangerHostIsNotPostedTo() async throws {
         let hosts = try LoginHosts(parsing: "portal.example.net")
