@@ -25,7 +25,11 @@ public struct PortalSignIn: Sendable {
         case .form(let formURL, let fields, let hosts):
             guard let hosts else { return Self.noLoginHosts }
             guard let url = formURL ?? verdict.signInURL else { return .unavailable("the portal gave no sign-in page") }
-            return await submitForm(pageURL: url, postDirectly: formURL != nil, fields: fields, loginHosts: hosts, interface: interface)
+            // A portal that answers a probe in place (511, its page instead of the probe's answer)
+            // names no host of its own: that page's URL is our probe's, not a stranger's redirect.
+            let answeredProbe = formURL == nil && verdict.results.contains { $0.probe.url == url }
+            return await submitForm(pageURL: url, postDirectly: formURL != nil, fields: fields, loginHosts: hosts, interface: interface,
+                                    pageIsProbe: answeredProbe)
         case .wispr(let credentials, let hosts):
             guard let hosts else { return Self.noLoginHosts }
             return await wispr(credentials, loginHosts: hosts, interface: interface, verdict: verdict)
@@ -76,13 +80,14 @@ public struct PortalSignIn: Sendable {
     /// Fills and posts the profile's fields. The sign-in page, every redirect to it and the form's
     /// action (or `form-url=`) must be on `loginHosts`: a page that came from another host is a
     /// stranger's page, whatever its form says.
-    func submitForm(pageURL: String, postDirectly: Bool, fields: [FormField], loginHosts: LoginHosts, interface: String) async -> SignInOutcome {
+    func submitForm(pageURL: String, postDirectly: Bool, fields: [FormField], loginHosts: LoginHosts, interface: String,
+                    pageIsProbe: Bool = false) async -> SignInOutcome {
         if postDirectly {
             let form = HTMLForm(action: pageURL, method: "POST", controls: [])
             return await post(form, page: HTTPAnswer(status: 200, url: pageURL), filling: fields, interface: interface, loginHosts: loginHosts)
         }
         let page: HTTPAnswer
-        switch await fetchPage(pageURL, interface: interface, loginHosts: loginHosts) {
+        switch await fetchPage(pageURL, interface: interface, loginHosts: loginHosts, firstIsProbe: pageIsProbe) {
         case .success(let a): page = a
         case .failure(let outcome): return outcome
         }
@@ -155,12 +160,13 @@ public struct PortalSignIn: Sendable {
     // MARK: - HTTP
 
     /// GETs a page, following up to 5 redirects itself (each hop resolved and bound like a probe).
-    /// With `loginHosts`, the page and every hop must be on one of its hosts.
-    func fetchPage(_ url: String, interface: String, loginHosts: LoginHosts? = nil) async -> Result<HTTPAnswer, SignInOutcome> {
+    /// With `loginHosts`, the page and every hop must be on one of its hosts (the first one
+    /// excepted when it is our own probe URL, which the portal answered in place).
+    func fetchPage(_ url: String, interface: String, loginHosts: LoginHosts? = nil, firstIsProbe: Bool = false) async -> Result<HTTPAnswer, SignInOutcome> {
         let options = await environment.transferOptions(for: interface)
         var current = url
         for hop in 0..<5 {
-            if let loginHosts, !loginHosts.allows(url: current) {
+            if let loginHosts, !(hop == 0 && firstIsProbe), !loginHosts.allows(url: current) {
                 return .failure(Self.strangerHost(current, hop == 0 ? "the sign-in page" : "a redirect on the way to the sign-in page"))
             }
             switch await HTTPTransfer.perform(HTTPRequestSpec(url: current), options: options) {

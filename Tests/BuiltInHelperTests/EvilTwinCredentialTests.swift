@@ -70,6 +70,26 @@ extension PortalScenario {
         #expect(!why.contains("4711-secret"))
     }
 
+    /// A portal that redirects to a page on a stranger's host is refused before the page is even
+    /// fetched; one that answers our probe in place (no host of its own named) has its page fetched,
+    /// and only the page's redirects and its form's action are held to the list.
+    @Test func aRedirectToAStrangersPageIsRefusedButAProbeAnsweredInPlaceIsFetched() async throws {
+        let hosts = try LoginHosts(parsing: "portal.example.net")
+        let method = SignInMethod.form(url: nil, fields: [FormField(name: "pin", value: "1")], loginHosts: hosts)
+        let probe = ConnectivityProbe(url: "http://probe.example/generate_204", expectation: .status(204))
+        let redirected = ProbeVerdict(state: .portal, reason: .redirect(status: 302), signInURL: "http://stranger.example/login",
+                                      results: [ProbeResult(probe: probe, outcome: .portal, reason: .redirect(status: 302), signInURL: "http://stranger.example/login")])
+        guard case .rejected(let why) = await PortalSignIn(environment: NoNetwork()).signIn(method, interface: "wlan0", verdict: redirected) else {
+            Issue.record("a stranger's page was fetched"); return
+        }
+        #expect(why.contains("the sign-in page is on host 'stranger.example'"), "\(why)")
+        let inPlace = ProbeVerdict(state: .portal, reason: .unexpectedContent(status: 200), signInURL: probe.url,
+                                   results: [ProbeResult(probe: probe, outcome: .portal, reason: .unexpectedContent(status: 200), signInURL: probe.url)])
+        let outcome = await PortalSignIn(environment: NoNetwork()).signIn(method, interface: "wlan0", verdict: inPlace)
+        guard case .unavailable(let detail) = outcome else { Issue.record("\(outcome)"); return }
+        #expect(detail.contains("could not be fetched"), "the page was asked for (and failed: no network): \(detail)")
+    }
+
     @Test func aProfileWithCredentialsAndNoLoginHostsSendsNoneAndTheLoaderSaysWhy() async throws {
         let d = try ProfilesDirectory()
         defer { d.remove() }
