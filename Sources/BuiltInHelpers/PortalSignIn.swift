@@ -22,11 +22,17 @@ public struct PortalSignIn: Sendable {
         case .clickThrough:
             guard let url = verdict.signInURL else { return .unavailable("the portal gave no sign-in page") }
             return await acceptTerms(at: url, interface: interface, requireClickThrough: false)
-        case .form(let formURL, let fields):
+        case .form(let formURL, let fields, let hosts):
+            guard let hosts else { return Self.noLoginHosts }
             guard let url = formURL ?? verdict.signInURL else { return .unavailable("the portal gave no sign-in page") }
-            return await submitForm(pageURL: url, postDirectly: formURL != nil, fields: fields, interface: interface)
-        case .wispr(let credentials):
-            return await wispr(credentials, interface: interface, verdict: verdict)
+            // A portal that answers a probe in place (511, its page instead of the probe's answer)
+            // names no host of its own: that page's URL is our probe's, not a stranger's redirect.
+            let answeredProbe = formURL == nil && verdict.results.contains { $0.probe.url == url }
+            return await submitForm(pageURL: url, postDirectly: formURL != nil, fields: fields, loginHosts: hosts, interface: interface,
+                                    pageIsProbe: answeredProbe)
+        case .wispr(let credentials, let hosts):
+            guard let hosts else { return Self.noLoginHosts }
+            return await wispr(credentials, loginHosts: hosts, interface: interface, verdict: verdict)
         case .capport(let apiURL):
             return await capport(apiURL: apiURL, interface: interface, verdict: verdict, extending: false)
         }
@@ -36,6 +42,16 @@ public struct PortalSignIn: Sendable {
     /// user portal's form again.
     public func extendSession(apiURL: String, interface: String, verdict: ProbeVerdict) async -> SignInOutcome {
         await capport(apiURL: apiURL, interface: interface, verdict: verdict, extending: true)
+    }
+
+    /// A profile with credentials but no `login-hosts=` sends none (issue 14).
+    static let noLoginHosts = SignInOutcome.needsUser(
+        "the profile has credentials but no login-hosts=, so none were sent; add login-hosts= naming the portal's sign-in hosts (docs/CONNECTIVITY.md)")
+
+    /// The refusal when `url` (a sign-in page, a redirect to it, a form's action) is on a host the
+    /// profile does not name.
+    static func strangerHost(_ url: String, _ what: String) -> SignInOutcome {
+        .rejected("\(what) is on host '\(UntrustedText.forLog(LoginHosts.host(of: url) ?? url))', which login-hosts= does not name; credentials were not sent")
     }
 
     // MARK: - Methods
@@ -58,21 +74,25 @@ public struct PortalSignIn: Sendable {
             let typed = form.controls.filter { !$0.disabled && HTMLForm.typedTypes.contains($0.type) }.map(\.name)
             return .needsUser("the sign-in page asks for \(Self.names(typed))")
         }
-        return await post(form, page: page, filling: [], interface: interface, hasCredentials: false)
+        return await post(form, page: page, filling: [], interface: interface, loginHosts: nil)
     }
 
-    func submitForm(pageURL: String, postDirectly: Bool, fields: [FormField], interface: String) async -> SignInOutcome {
+    /// Fills and posts the profile's fields. The sign-in page, every redirect to it and the form's
+    /// action (or `form-url=`) must be on `loginHosts`: a page that came from another host is a
+    /// stranger's page, whatever its form says.
+    func submitForm(pageURL: String, postDirectly: Bool, fields: [FormField], loginHosts: LoginHosts, interface: String,
+                    pageIsProbe: Bool = false) async -> SignInOutcome {
         if postDirectly {
             let form = HTMLForm(action: pageURL, method: "POST", controls: [])
-            return await post(form, page: HTTPAnswer(status: 200, url: pageURL), filling: fields, interface: interface, hasCredentials: true)
+            return await post(form, page: HTTPAnswer(status: 200, url: pageURL), filling: fields, interface: interface, loginHosts: loginHosts)
         }
         let page: HTTPAnswer
-        switch await fetchPage(pageURL, interface: interface) {
+        switch await fetchPage(pageURL, interface: interface, loginHosts: loginHosts, firstIsProbe: pageIsProbe) {
         case .success(let a): page = a
         case .failure(let outcome): return outcome
         }
         switch Self.choose(HTMLFormReader.forms(in: [UInt8](page.body)), filling: fields, page: page.url) {
-        case .success(let form): return await post(form, page: page, filling: fields, interface: interface, hasCredentials: true)
+        case .success(let form): return await post(form, page: page, filling: fields, interface: interface, loginHosts: loginHosts)
         case .failure(let outcome): return outcome
         }
     }
@@ -100,8 +120,8 @@ public struct PortalSignIn: Sendable {
         UntrustedText.forLog(names.prefix(8).joined(separator: ", ") + (names.count > 8 ? ", …" : ""))
     }
 
-    func wispr(_ credentials: WISPrCredentials, interface: String, verdict: ProbeVerdict) async -> SignInOutcome {
-        var config = WISPrClient.Configuration(allowPlainHTTPLogin: environment.allowPlainHTTPLogin)
+    func wispr(_ credentials: WISPrCredentials, loginHosts: LoginHosts, interface: String, verdict: ProbeVerdict) async -> SignInOutcome {
+        var config = WISPrClient.Configuration(allowPlainHTTPLogin: environment.allowPlainHTTPLogin, loginHosts: loginHosts)
         config.transfer = await environment.transferOptions(for: interface)
         let client = WISPrClient(configuration: config)
         let probe = verdict.results.first { $0.wispr != nil }?.probe.url ?? environment.wisprProbeURL
@@ -114,6 +134,8 @@ public struct PortalSignIn: Sendable {
             return .rejected("the WISPr gateway rejected the credentials (code 100): \(result.detail)")
         case .insecureLoginURL:
             return .rejected("the WISPr LoginURL is plain http; credentials are not sent there (\(result.detail))")
+        case .hostNotAllowed:
+            return .rejected("WISPr: \(result.detail)")
         case .noGateway:
             return .needsUser("no WISPr gateway found: \(result.detail)")
         case .radiusError, .radiusNotEnabled, .gatewayError, .pendingTimedOut, .unexpectedReply, .transport:
@@ -138,10 +160,15 @@ public struct PortalSignIn: Sendable {
     // MARK: - HTTP
 
     /// GETs a page, following up to 5 redirects itself (each hop resolved and bound like a probe).
-    func fetchPage(_ url: String, interface: String) async -> Result<HTTPAnswer, SignInOutcome> {
+    /// With `loginHosts`, the page and every hop must be on one of its hosts (the first one
+    /// excepted when it is our own probe URL, which the portal answered in place).
+    func fetchPage(_ url: String, interface: String, loginHosts: LoginHosts? = nil, firstIsProbe: Bool = false) async -> Result<HTTPAnswer, SignInOutcome> {
         let options = await environment.transferOptions(for: interface)
         var current = url
-        for _ in 0..<5 {
+        for hop in 0..<5 {
+            if let loginHosts, !(hop == 0 && firstIsProbe), !loginHosts.allows(url: current) {
+                return .failure(Self.strangerHost(current, hop == 0 ? "the sign-in page" : "a redirect on the way to the sign-in page"))
+            }
             switch await HTTPTransfer.perform(HTTPRequestSpec(url: current), options: options) {
             case .failure(let e):
                 return .failure(.unavailable("the sign-in page \(current) could not be fetched: \(e)"))
@@ -161,7 +188,10 @@ public struct PortalSignIn: Sendable {
         return .failure(.unavailable("the sign-in page \(url) redirects more than 5 times"))
     }
 
-    func post(_ form: HTMLForm, page: HTTPAnswer, filling: [FormField], interface: String, hasCredentials: Bool) async -> SignInOutcome {
+    /// Posts `form`; with `loginHosts` (the profile's fields are in it) only over https (unless the
+    /// plain-http opt-in is on) and only to one of its hosts.
+    func post(_ form: HTMLForm, page: HTTPAnswer, filling: [FormField], interface: String, loginHosts: LoginHosts?) async -> SignInOutcome {
+        let hasCredentials = loginHosts != nil
         guard let target = ProbeClassifier.resolve(form.action ?? page.url, against: page.url) else {
             return .needsUser("the form's action '\(UntrustedText.forLog(form.action ?? ""))' is not a URL")
         }
@@ -169,6 +199,7 @@ public struct PortalSignIn: Sendable {
         if hasCredentials && !target.lowercased().hasPrefix("https:") && !environment.allowPlainHTTPLogin {
             return .rejected("the form posts to plain-http \(shownTarget); credentials are not sent there (allow-plain-http-login=false)")
         }
+        if let loginHosts, !loginHosts.allows(url: target) { return Self.strangerHost(target, "the form's target") }
         let fields: [FormPair]
         switch form.submission(filling: filling) {
         case .needsUser(let unfilled):

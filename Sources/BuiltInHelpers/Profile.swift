@@ -8,16 +8,26 @@ public enum SignInMethod: Sendable, Hashable, CustomStringConvertible {
     case none
     /// Accept the portal's terms form (its checkboxes ticked, hidden fields kept).
     case clickThrough
-    /// Post named fields to the portal's form (`url` overrides the form's action).
-    case form(url: String?, fields: [FormField])
-    /// A WISPr 1.0/2.0 smart-client login.
-    case wispr(WISPrCredentials)
+    /// Post named fields to the portal's form (`url` overrides the form's action). The fields go
+    /// only to `loginHosts` (`login-hosts=`); without it none are sent.
+    case form(url: String?, fields: [FormField], loginHosts: LoginHosts?)
+    /// A WISPr 1.0/2.0 smart-client login. The credentials go only to `loginHosts`
+    /// (`login-hosts=`); without it none are sent.
+    case wispr(WISPrCredentials, loginHosts: LoginHosts?)
     /// An RFC 8908 network: the API at `apiURL` tells whether the session is up and where to sign
     /// in; its user portal's terms form is accepted.
     case capport(apiURL: String)
 
     /// The names accepted for `sign-in=`.
     public static let names = ["none", "click-through", "form", "wispr", "capport"]
+
+    /// Whether the method sends credentials (and so needs `login-hosts=`).
+    public var sendsCredentials: Bool {
+        switch self {
+        case .form, .wispr: true
+        default: false
+        }
+    }
 
     /// The `sign-in=` name.
     public var name: String {
@@ -32,8 +42,9 @@ public enum SignInMethod: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .form(let url, let fields): "form(\(url ?? "the portal's form"), fields: \(fields.map(\.name).joined(separator: ",")))"
-        case .wispr(let c): "wispr(\(c.username))"
+        case .form(let url, let fields, let hosts):
+            "form(\(url ?? "the portal's form"), fields: \(fields.map(\.name).joined(separator: ",")), login hosts: \(hosts?.description ?? "none"))"
+        case .wispr(let c, let hosts): "wispr(\(c.username), login hosts: \(hosts?.description ?? "none"))"
         case .capport(let url): "capport(\(url))"
         default: name
         }

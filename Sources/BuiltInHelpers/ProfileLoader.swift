@@ -42,16 +42,23 @@ public struct ProfileSet: Sendable {
 /// sign-in=click-through
 /// # wispr: username= and user-password= (a secret)
 /// # form: form-url=https://… (default: the portal page's form), form-field-NAME=VALUE (a secret)
+/// # form and wispr: login-hosts=portal.example.net;*.example.org (the only hosts credentials go to)
 /// # capport: capport-url=https://…/api (the RFC 8908 API)
 /// ```
 /// GKeyFile has no inline comments: `ssid=CityFree  # note` makes the SSID "CityFree  # note".
 /// Such a value is loaded as written and reported in ``ProfileSet/warnings``.
 /// A file holding a secret must be mode 0600 (and owned by root when the daemon runs as root), or
 /// it is refused. A broken profile is reported with its file and line; the others still load.
+/// Messages never quote the file's content (a broken line may hold a secret): they name the file,
+/// the line and what is wrong. A file is opened without following a symbolic link and must be a
+/// regular file of at most `maximumFileSize` bytes; a FIFO or device is refused without blocking.
 public enum ProfileLoader {
     /// The keys a profile may have (besides `form-field-*`).
     public static let keys: Set<String> = ["ssid", "ssid-prefix", "display-name", "password", "confidence", "sign-in",
-                                           "username", "user-password", "form-url", "capport-url"]
+                                           "username", "user-password", "form-url", "capport-url", "login-hosts"]
+
+    /// The largest profile file read.
+    public static let maximumFileSize = 256 * 1024
 
     /// Loads every `*.conf` in `directory`, in name order. A missing directory is no profiles.
     public static func load(directory: String, requireRootOwner: Bool = geteuid() == 0) -> ProfileSet {
@@ -80,19 +87,27 @@ public enum ProfileLoader {
 
     /// Loads one file: its profiles and the problems found.
     public static func loadFile(path: String, requireRootOwner: Bool = geteuid() == 0) -> (profiles: [Profile], problems: [String]) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return ([], ["profile \(path): cannot be read (\(String(cString: strerror(errno)))); check that it exists and is readable by root"])
+        let contents: RegularFile.Contents
+        do {
+            guard let c = try RegularFile.contents(path, maximumSize: maximumFileSize) else {
+                return ([], ["profile \(path): it is gone (removed while the directory was read); it is skipped"])
+            }
+            contents = c
+        } catch {
+            return ([], ["profile refused: \(error.message); it is skipped"])
         }
-        let text = String(decoding: data, as: UTF8.self)
+        let text = String(decoding: contents.bytes, as: UTF8.self)
         let lines = KeyfileLines(text)
         let file = g_key_file_new()
         defer { g_key_file_free(file) }
         var error: UnsafeMutablePointer<GError>? = nil
         guard g_key_file_load_from_data(file, text, gsize(text.utf8.count), G_KEY_FILE_NONE, &error) != 0 else {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "unreadable"
+            // GLib's message quotes the offending line, which may hold a secret: only its code is kept.
+            let code = error.map { Int($0.pointee.code) } ?? -1
             g_error_free(error)
-            let at = lines.firstMalformedLine.map { " line \($0)" } ?? ""
-            return ([], ["profile \(path)\(at): not a valid keyfile (\(message)); the whole file is skipped. Each profile is a [group] followed by key=value lines"])
+            let what = lines.firstMalformedLine.map { "line \($0) is neither a [group] header, a comment nor key=value" }
+                ?? "GLib could not parse it (GKeyFileError \(code))"
+            return ([], ["profile \(path): \(what); the whole file is skipped. Each profile is a [group] followed by key=value lines"])
         }
         var profiles: [Profile] = []
         var problems: [String] = []
@@ -110,7 +125,14 @@ public enum ProfileLoader {
                 if p.password != nil { secrets.append("[\(group)] password") }
                 switch p.signIn {
                 case .wispr: secrets.append("[\(group)] user-password")
-                case .form(_, let fields) where !fields.isEmpty: secrets.append("[\(group)] form fields")
+                case .form(_, let fields, _) where !fields.isEmpty: secrets.append("[\(group)] form fields")
+                default: break
+                }
+                switch p.signIn {
+                case .wispr(_, nil), .form(_, _, nil):
+                    problems.append("profile \(p.location): [\(group)] has sign-in credentials but no login-hosts=, so it sends them nowhere "
+                                    + "and its sign-in is left to the user. Fix: add login-hosts= naming the portal's sign-in hosts, "
+                                    + "e.g. login-hosts=portal.example.net;*.example.org")
                 default: break
                 }
             case .failure(let problem):
@@ -120,23 +142,23 @@ public enum ProfileLoader {
                 }
             }
         }
-        if !secrets.isEmpty, let refusal = permissionProblem(path: path, secrets: secrets, requireRootOwner: requireRootOwner) {
+        if !secrets.isEmpty, let refusal = permissionProblem(path: path, mode: contents.mode, owner: contents.owner, secrets: secrets,
+                                                             requireRootOwner: requireRootOwner) {
             return ([], [refusal])
         }
         return (profiles, problems)
     }
 
     /// Why a file holding secrets may not be used, or nil when its owner and mode are safe.
-    static func permissionProblem(path: String, secrets: [String], requireRootOwner: Bool) -> String? {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return "profile \(path): cannot stat it (\(String(cString: strerror(errno)))); it is refused" }
-        let mode = st.st_mode & 0o777
+    /// `mode` and `owner` are those of the file that was read.
+    static func permissionProblem(path: String, mode fileMode: UInt32, owner: UInt32, secrets: [String], requireRootOwner: Bool) -> String? {
+        let mode = fileMode & 0o777
         let holds = "holds secrets (\(secrets.prefix(3).joined(separator: ", ")))"
         if mode & 0o077 != 0 {
             return "profile \(path): \(holds) but is mode \(String(mode, radix: 8, uppercase: false).leftPadded(to: 4)), readable by others; it is REFUSED. Fix: chmod 600 \(path)"
         }
-        if requireRootOwner && st.st_uid != 0 {
-            return "profile \(path): \(holds) but is owned by uid \(st.st_uid), not root; it is REFUSED. Fix: chown root:root \(path)"
+        if requireRootOwner && owner != 0 {
+            return "profile \(path): \(holds) but is owned by uid \(owner), not root; it is REFUSED. Fix: chown root:root \(path)"
         }
         return nil
     }
@@ -151,17 +173,17 @@ public enum ProfileLoader {
         }
         for key in keys where !Self.keys.contains(key) && !key.hasPrefix("form-field-") {
             let known = (Self.keys.sorted() + ["form-field-NAME"]).joined(separator: ", ")
-            return fail(key, "unknown key '\(key)' (expected: \(known))")
+            return fail(key, "has an unknown key (expected: \(known))")
         }
         let ssid = value("ssid")
         let prefix = value("ssid-prefix")
         let match: SSIDMatch
         switch (ssid, prefix) {
         case (let s?, nil):
-            guard !s.isEmpty, s.utf8.count <= 32 else { return fail("ssid", "ssid='\(s)' must have 1 to 32 bytes") }
+            guard !s.isEmpty, s.utf8.count <= 32 else { return fail("ssid", "ssid= must have 1 to 32 bytes; it has \(s.utf8.count)") }
             match = .exact(SSID(s))
         case (nil, let p?):
-            guard !p.isEmpty, p.utf8.count <= 32 else { return fail("ssid-prefix", "ssid-prefix='\(p)' must have 1 to 32 bytes") }
+            guard !p.isEmpty, p.utf8.count <= 32 else { return fail("ssid-prefix", "ssid-prefix= must have 1 to 32 bytes; it has \(p.utf8.count)") }
             match = .prefix(Array(p.utf8))
         case (.some, .some):
             return fail("ssid-prefix", "has both ssid= and ssid-prefix=; keep one")
@@ -171,7 +193,7 @@ public enum ProfileLoader {
         var confidence = Confidence.high
         if let c = value("confidence") {
             guard let parsed = Confidence(rawValue: c), parsed != .none else {
-                return fail("confidence", "unknown confidence '\(c)' (expected: low, high)")
+                return fail("confidence", "confidence= is neither low nor high")
             }
             confidence = parsed
         }
@@ -183,6 +205,10 @@ public enum ProfileLoader {
                 return fail("password", "password must be 8 to 63 characters (or 64 hex digits), as WPA requires; it has \(p.utf8.count)")
             }
             password = Password(p)
+        }
+        var loginHosts: LoginHosts?
+        if let text = value("login-hosts") {
+            do { loginHosts = try LoginHosts(parsing: text) } catch { return fail("login-hosts", "login-hosts= \(error.message)") }
         }
         let methodName = value("sign-in") ?? "none"
         let method: SignInMethod
@@ -199,19 +225,22 @@ public enum ProfileLoader {
             guard fields.allSatisfy({ !$0.name.isEmpty }) else { return fail(nil, "form-field- needs a field name after the dash") }
             let url = value("form-url")
             if let url, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
-                return fail("form-url", "form-url='\(url)' must be an http or https URL")
+                return fail("form-url", "form-url= must be an http or https URL")
             }
-            method = .form(url: url, fields: fields)
+            method = .form(url: url, fields: fields, loginHosts: loginHosts)
         case "wispr":
             guard let user = value("username"), !user.isEmpty else { return fail("sign-in", "sign-in=wispr needs username=") }
             guard let pass = value("user-password"), !pass.isEmpty else { return fail("sign-in", "sign-in=wispr needs user-password=") }
-            method = .wispr(WISPrCredentials(username: user, password: pass))
+            method = .wispr(WISPrCredentials(username: user, password: pass), loginHosts: loginHosts)
         case "capport":
             guard let url = value("capport-url") else { return fail("sign-in", "sign-in=capport needs capport-url= (the RFC 8908 API URI)") }
-            guard url.hasPrefix("https://") else { return fail("capport-url", "capport-url='\(url)' must be https (RFC 8908)") }
+            guard url.hasPrefix("https://") else { return fail("capport-url", "capport-url= must be an https URL (RFC 8908)") }
             method = .capport(apiURL: url)
         default:
-            return fail("sign-in", "unknown sign-in method '\(methodName)' (expected: \(SignInMethod.names.joined(separator: ", ")))")
+            return fail("sign-in", "sign-in= names an unknown method (expected: \(SignInMethod.names.joined(separator: ", ")))")
+        }
+        if loginHosts != nil && !method.sendsCredentials {
+            return fail("login-hosts", "login-hosts= is used only with sign-in=form or sign-in=wispr")
         }
         if method.name != "wispr", keys.contains("user-password") || keys.contains("username"), method.name != "form" {
             return fail(keys.contains("user-password") ? "user-password" : "username", "username/user-password are used only with sign-in=wispr")

@@ -46,12 +46,14 @@ struct ProfilesDirectory {
             sign-in=form
             form-field-room=101
             form-field-surname=Smith
+            login-hosts=portal.hotel.example
 
             [Roam]
             ssid=RoamNet
             sign-in=wispr
             username=alice
             user-password=wonderland
+            login-hosts=wispr.roam.example;*.roam.example.org
 
             [Airport]
             ssid=AirportFree
@@ -70,23 +72,25 @@ struct ProfilesDirectory {
         #expect(office.confidence == .low)
         #expect(office.displayName == "Office", "the group name when display-name is absent")
         #expect(set.index.profile(for: SSID("Hotel-Lobby"))?.name == "Hotel")
-        guard case .form(nil, let fields)? = set.index.profile(for: SSID("Hotel-2F"))?.signIn else { Issue.record("form"); return }
+        guard case .form(nil, let fields, let formHosts)? = set.index.profile(for: SSID("Hotel-2F"))?.signIn else { Issue.record("form"); return }
         #expect(fields.map(\.name).sorted() == ["room", "surname"])
-        guard case .wispr(let c)? = set.index.profile(for: SSID("RoamNet"))?.signIn else { Issue.record("wispr"); return }
+        #expect(formHosts?.entries == ["portal.hotel.example"])
+        guard case .wispr(let c, let wisprHosts)? = set.index.profile(for: SSID("RoamNet"))?.signIn else { Issue.record("wispr"); return }
         #expect(c.username == "alice" && c.password == "wonderland")
+        #expect(wisprHosts?.entries == ["wispr.roam.example", "*.roam.example.org"])
         #expect(set.index.profile(for: SSID("AirportFree"))?.signIn == .capport(apiURL: "https://capport.test/api"))
         #expect(set.index.profile(for: SSID("Hotel")) == nil, "a prefix matches only longer or equal SSIDs starting with it")
         #expect(set.index.profile(for: SSID("Unknown")) == nil)
     }
 
     @Test(arguments: [
-        ("[A]\nssid=A\nsign-in=wisp\n", 3, "unknown sign-in method 'wisp' (expected: none, click-through, form, wispr, capport)"),
-        ("[A]\nssid=A\nconfidence=medium\n", 3, "unknown confidence 'medium'"),
+        ("[A]\nssid=A\nsign-in=wisp\n", 3, "sign-in= names an unknown method (expected: none, click-through, form, wispr, capport)"),
+        ("[A]\nssid=A\nconfidence=medium\n", 3, "confidence= is neither low nor high"),
         ("[A]\n\ndisplay-name=x\n", 1, "has neither ssid= nor ssid-prefix="),
         ("[A]\nssid=A\nssid-prefix=B\n", 3, "has both ssid= and ssid-prefix="),
-        ("[A]\nssid=A\ncolour=red\n", 3, "unknown key 'colour'"),
+        ("[A]\nssid=A\ncolour=red\n", 3, "has an unknown key (expected: "),
         ("[A]\nssid=A\nsign-in=wispr\nusername=u\n", 3, "sign-in=wispr needs user-password="),
-        ("[A]\nssid=A\nsign-in=capport\ncapport-url=http://x/api\n", 4, "capport-url='http://x/api' must be https"),
+        ("[A]\nssid=A\nsign-in=capport\ncapport-url=http://x/api\n", 4, "capport-url= must be an https URL"),
         ("[A]\nssid=A\n\n\npassword=short\n", 5, "password must be 8 to 63 characters"),
         ("[A]\nssid=A\nsign-in=form\n", 3, "sign-in=form needs at least one form-field-NAME=VALUE"),
         ("[A]\nssid=ThisSSIDIsFarTooLongForAnyWiFiNetwork\n", 2, "must have 1 to 32 bytes"),
@@ -112,7 +116,7 @@ struct ProfilesDirectory {
         try d.write("good.conf", "[B]\nssid=B\n")
         let set = ProfileLoader.load(directory: d.path, requireRootOwner: false)
         #expect(set.problems.count == 1)
-        #expect(set.problems.first?.hasPrefix("profile \(bad) line 3: not a valid keyfile") == true, "\(set.problems)")
+        #expect(set.problems.first?.hasPrefix("profile \(bad): line 3 is neither a [group] header, a comment nor key=value") == true, "\(set.problems)")
         #expect(set.index.profile(for: SSID("B")) != nil)
         #expect(set.index.profile(for: SSID("A")) == nil)
     }
@@ -161,7 +165,7 @@ struct ProfilesDirectory {
 
     @Test func descriptionsNeverShowSecrets() throws {
         let p = Profile(name: "X", file: "/f", line: 1, match: .exact(SSID("X")), displayName: "X", password: Password("wifi-secret-1"),
-                        signIn: .form(url: nil, fields: [FormField(name: "pin", value: "4711-secret")]))
+                        signIn: .form(url: nil, fields: [FormField(name: "pin", value: "4711-secret")], loginHosts: nil))
         let text = "\(p) \(String(reflecting: p))"
         #expect(!text.contains("wifi-secret-1") && !text.contains("4711-secret"), "\(text)")
     }

@@ -68,7 +68,7 @@ extension DaemonEndToEnd {
 
         @Test func formProfilePostsItsFieldsAndNeverLeaksThem() async throws {
             let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .form, username: "alice", password: "form-secret-42"),
-                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=form\nform-field-username=alice\nform-field-password=form-secret-42\n")
+                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=form\nform-field-username=alice\nform-field-password=form-secret-42\n" + PortalScenario.loginHosts)
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
             try await s.waitFor(state: "authenticated", connectivity: "full")
@@ -78,7 +78,7 @@ extension DaemonEndToEnd {
 
         @Test func formProfileWithWrongCredentialsFailsAndSwitchesAutoconnectOff() async throws {
             let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .form, username: "alice", password: "right"),
-                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=form\nform-field-username=alice\nform-field-password=wrong-one\n")
+                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=form\nform-field-username=alice\nform-field-password=wrong-one\n" + PortalScenario.loginHosts)
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
             try await s.waitUntil("the daemon disconnects") { try await s.disconnected() }
@@ -90,7 +90,7 @@ extension DaemonEndToEnd {
         @Test(arguments: [(1, false), (2, false), (2, true)])
         func wisprProfileLogsIn(version: Int, pending: Bool) async throws {
             let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .wispr, wisprVersion: version, username: "roamer", password: "wispr-pw-9", pending: pending),
-                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=roamer\nuser-password=wispr-pw-9\n")
+                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=roamer\nuser-password=wispr-pw-9\n" + PortalScenario.loginHosts)
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
             try await s.waitFor(state: "authenticated", connectivity: "full")
@@ -101,7 +101,7 @@ extension DaemonEndToEnd {
 
         @Test func wisprRejectionIsAFailure() async throws {
             let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .wispr),
-                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=user\nuser-password=not-the-one\n")
+                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=user\nuser-password=not-the-one\n" + PortalScenario.loginHosts)
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
             try await s.waitUntil("the daemon disconnects") { try await s.disconnected() }
@@ -110,7 +110,7 @@ extension DaemonEndToEnd {
 
         @Test func brokenWisprGatewayWithQuirksIsSignedInto() async throws {
             let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .broken),
-                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=user\nuser-password=secret\n")
+                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=user\nuser-password=secret\n" + PortalScenario.loginHosts)
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
             try await s.waitFor(state: "authenticated", connectivity: "full")
@@ -178,11 +178,13 @@ extension DaemonEndToEnd {
                                                        sign-in=wispr
                                                        username=roamer
                                                        user-password=\(secrets[0])
+                                                       \(PortalScenario.loginHosts)
                                                        [Office]
                                                        ssid=Office
                                                        password=\(secrets[2])
                                                        sign-in=form
                                                        form-field-pin=\(secrets[1])
+                                                       \(PortalScenario.loginHosts)
                                                        """)
             defer { Task { await s.stop() } }
             let everything = try await s.client.signals(matching: MatchRule(sender: try BusName("org.freedesktop.NetworkManager.HotspotHelper"),
