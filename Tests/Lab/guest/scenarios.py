@@ -38,6 +38,8 @@ display-name=WISPr Net
 sign-in=wispr
 username=user
 user-password=secret
+# The gateway answers on whichever probe host was asked (the AP side's DNS names them all).
+login-hosts=connectivitycheck.gstatic.com;captive.apple.com;www.msftconnecttest.com;nmcheck.gnome.org
 
 [CapNet]
 ssid=CapNet
