@@ -77,6 +77,7 @@ public struct LoginHosts: Sendable, Hashable, CustomStringConvertible {
             return "is not a host name (only letters, digits, '-', '.' and a leading '*.'; no scheme, port or path)"
         }
         if entry.hasPrefix("*.") && labels.count < 2 { return "is a wildcard over a whole top-level domain; name at least two labels (*.example.org)" }
+        if entry.hasPrefix("*.") && labels.last?.allSatisfy(\.isNumber) == true { return "is a wildcard over IP addresses; list each address" }
         return nil
     }
 }

@@ -32,7 +32,7 @@ extension PortalScenario {
         #expect(!hosts.allows(url: "not a url"))
     }
 
-    @Test(arguments: ["", " ; ", "*", "*.com", "a.*.example.org", "https://portal.example.net/", "portal.example.net:443", "a..b"])
+    @Test(arguments: ["", " ; ", "*", "*.com", "a.*.example.org", "https://portal.example.net/", "portal.example.net:443", "a..b", "*.0.0.10"])
     func entriesThatCannotBeMatchedSafelyAreRefused(text: String) {
         #expect(throws: LoginHostsError.self) { try LoginHosts(parsing: text) }
     }
