@@ -469,20 +469,34 @@ def provisioned_password(lab):
 
 
 def rfc8910(lab):
-    """8. RFC 8910: dnsmasq sends option 114 (an https URI) on CapNet; with no capport-url in the
-    profile or the configuration the daemon still finds the API and signs in."""
-    if not any("8910" in open(os.path.join(root, f), errors="replace").read()
-               for root, _, files in os.walk(os.path.join(os.environ["LAB_REPO"], "Sources", "Connectivity")) for f in files
-               if f.endswith(".swift")):
-        raise Skipped("the daemon does not implement RFC 8910 yet (branch signin); the AP side already sends option 114")
+    """8. RFC 8910: dnsmasq sends option 114 (https://capport.lab/api/captive) on CapNet, which
+    NetworkManager neither asks for nor exposes. With no capport-url in the profile or the
+    configuration, the daemon asks itself (a DHCPINFORM from wlan0's lease address, unprivileged
+    socket), checks the link with the announced RFC 8908 API, signs in at its user portal and learns
+    the session's end (SessionExpires)."""
     path = "/etc/hotspot-helper/profiles.d/lab.conf"
     with open(path) as f:
         text = f.read()
+    capnet = "sign-in=capport\ncapport-url=https://capport.lab/api/captive\n"
+    if capnet not in text:
+        raise Failed(f"the lab's CapNet profile changed; expected {capnet!r} in {path}")
     with open(path, "w") as f:
-        f.write(text.replace("capport-url=https://capport.lab/api/captive\n", ""))
+        f.write(text.replace(capnet, "sign-in=click-through\n"))
     lab.restart_daemon()
     try:
+        log_before = len(lab.daemon.text())
         sign_in(lab, "CapNet", ("capport-api",))
+        learned = lab.daemon.text()[log_before:]
+        if "DHCP option 114 names the RFC 8908 API https://capport.lab/api/captive" not in learned:
+            lines = [line for line in learned.splitlines() if "8910" in line or "DHCP" in line]
+            raise Failed(f"the daemon did not log the API from option 114; its RFC 8910 lines: {lines[-6:]}")
+        informs = [name for name in os.listdir(OUT) if name.startswith("dnsmasq-") and "CapNet" in name]
+        seen = "".join(open(os.path.join(OUT, n), errors="replace").read() for n in informs)
+        if "DHCPINFORM" not in seen:
+            note(f"dnsmasq's log ({informs}) shows no DHCPINFORM although the daemon learned the URI")
+        expires = int(lab.bus.daemon("SessionExpires"))
+        if not time.time() + 60 < expires < time.time() + 700:
+            raise Failed(f"SessionExpires is {expires}, expected about now + 600 s ({int(time.time())} now)")
         lab.leave()
     finally:
         with open(path, "w") as f:
