@@ -43,6 +43,7 @@ let package = Package(
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"])]),
 
         // The typed D-Bus layer: the only module that touches libdbus.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
@@ -54,7 +55,7 @@ let package = Package(
         .target(name: "NetworkManager", dependencies: ["DBus"], swiftSettings: strict),
 
         // Captive-portal detection, WISPr and RFC 8908 clients on libcurl.
-        .target(name: "Connectivity", dependencies: ["CCurl", "HotspotCore"], swiftSettings: strict),
+        .target(name: "Connectivity", dependencies: ["CCurl", "CAres", "HotspotCore"], swiftSettings: strict),
 
         // The simulated hotspot: a captive-portal HTTP server with many modes.
         .target(name: "PortalSimulator", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], swiftSettings: strict),

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+import CAres
 import FoundationEssentials
+import HotspotCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,29 +22,147 @@ enum IPAddress {
     }
 }
 
-/// A small DNS stub client (A and AAAA over UDP) whose queries leave through one interface
-/// (SO_BINDTODEVICE) to that link's DNS servers, as NetworkManager reports them. Probes use it
-/// because Debian's libcurl (threaded resolver) cannot be told which DNS servers to use: the
-/// answers are handed to libcurl through CURLOPT_RESOLVE. Blocking: call it from a thread that may
-/// block (each probe has its own).
+/// DNS on one link, through c-ares: queries leave through that interface (SO_BINDTODEVICE) to the
+/// link's own DNS servers, as NetworkManager reports them. Probes use it because Debian's libcurl
+/// (threaded resolver) cannot be told which DNS servers to use: the answers are handed to libcurl
+/// through CURLOPT_RESOLVE. c-ares checks that an answer matches its question (ID, name, type and
+/// class), retries a truncated UDP answer over TCP and asks for A and AAAA. Blocking: call it from
+/// a thread that may block (each probe has its own).
 public enum LinkDNSResolver {
-    /// Resolves `host` through `servers` (tried in order; the first that answers wins), with
-    /// sockets bound to `interface` when given. Returns IPv4 addresses before IPv6 ones.
+    private static let libraryReady: Bool = ares_library_init(ARES_LIB_INIT_ALL) == ARES_SUCCESS
+
+    /// Resolves `host` through `servers` (`ADDRESS`, `ADDRESS:PORT` or `[V6]:PORT`; tried in
+    /// order), with every socket bound to `interface` when given — a socket that cannot be bound
+    /// is not used, so no query leaves through another interface. IPv4 addresses come first.
     public static func resolve(host: String, servers: [String], interface: String?, timeout: Duration) -> Result<[String], TransferError> {
         if IPAddress.isLiteral(host) { return .success([host]) }
-        var lastError = TransferError(.dns, "no DNS server for \(host)")
+        guard libraryReady else { return .failure(TransferError(.dns, "c-ares could not be initialised")) }
+        var endpoints: [String] = []
         for server in servers {
-            guard let endpoint = Endpoint(server) else {
-                lastError = TransferError(.dns, "invalid DNS server '\(server)'")
+            guard let e = Endpoint(server) else { return .failure(TransferError(.dns, "invalid DNS server '\(UntrustedText.forLog(server))'")) }
+            endpoints.append(e.isIPv6 ? "[\(e.address)]:\(e.port)" : "\(e.address):\(e.port)")
+        }
+        guard !endpoints.isEmpty else { return .failure(TransferError(.dns, "no DNS server for \(host)")) }
+
+        var options = ares_options()
+        // DNS only (no /etc/hosts), no search domains, each try waits a share of the timeout.
+        options.flags = ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES
+        options.timeout = Int32(clamping: max(100, HTTPTransfer.milliseconds(timeout) / 4))
+        options.tries = 2
+        var channel: ares_channel?
+        let initialised = "b".withCString { lookups -> Int32 in
+            options.lookups = UnsafeMutablePointer(mutating: lookups)
+            return ares_init_options(&channel, &options, ARES_OPT_FLAGS | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES | ARES_OPT_LOOKUPS)
+        }
+        guard initialised == ARES_SUCCESS, let channel else {
+            return .failure(TransferError(.dns, "c-ares: \(String(cString: ares_strerror(initialised)))"))
+        }
+        defer { ares_destroy(channel) }
+        let set = endpoints.joined(separator: ",").withCString { ares_set_servers_ports_csv(channel, $0) }
+        guard set == ARES_SUCCESS else { return .failure(TransferError(.dns, "c-ares refused the DNS servers: \(String(cString: ares_strerror(set)))")) }
+
+        let query = Query(interface: interface)
+        let context = Unmanaged.passRetained(query)
+        defer { context.release() }
+        if interface != nil {
+            // c-ares's own ares_set_local_dev ignores a failed SO_BINDTODEVICE; this callback
+            // binds each new socket itself and makes c-ares drop one it cannot bind.
+            ares_set_socket_callback(channel, { fd, _, raw in
+                let query = Unmanaged<Query>.fromOpaque(raw!).takeUnretainedValue()
+                return query.bind(fd) ? ARES_SUCCESS : -1
+            }, context.toOpaque())
+        }
+        var hints = ares_addrinfo_hints()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_flags = ARES_AI_NOSORT  // sorting connects UDP sockets to every address, unbound
+        host.withCString { name in
+            ares_getaddrinfo(channel, name, nil, &hints, { raw, status, _, result in
+                let query = Unmanaged<Query>.fromOpaque(raw!).takeUnretainedValue()
+                query.finish(status: status, result: result)
+                if let result { ares_freeaddrinfo(result) }
+            }, context.toOpaque())
+        }
+        let deadline = ContinuousClock.now + timeout
+        while !query.done {
+            let left = ContinuousClock.now.duration(to: deadline)
+            if left <= .zero {
+                ares_cancel(channel)  // calls back with ARES_ECANCELLED
+                break
+            }
+            var sockets = [ares_socket_t](repeating: ARES_SOCKET_BAD, count: Int(ARES_GETSOCK_MAXNUM))
+            let bits = ares_getsock(channel, &sockets, Int32(ARES_GETSOCK_MAXNUM))
+            var fds: [pollfd] = []
+            for i in 0..<Int(ARES_GETSOCK_MAXNUM) {
+                var events: Int16 = 0
+                if hotspot_ares_readable(bits, Int32(i)) != 0 { events |= Int16(POLLIN) }
+                if hotspot_ares_writable(bits, Int32(i)) != 0 { events |= Int16(POLLOUT) }
+                if events != 0 { fds.append(pollfd(fd: sockets[i], events: events, revents: 0)) }
+            }
+            var maxWait = timeval(tv_sec: Int(HTTPTransfer.milliseconds(left) / 1000), tv_usec: Int((HTTPTransfer.milliseconds(left) % 1000) * 1000))
+            var next = timeval()
+            let wait = ares_timeout(channel, &maxWait, &next).map { Int32(clamping: $0.pointee.tv_sec * 1000 + $0.pointee.tv_usec / 1000) } ?? 100
+            let r = poll(&fds, nfds_t(fds.count), max(1, wait))
+            if r < 0 && errno == EINTR { continue }
+            if r <= 0 {
+                ares_process_fd(channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD)  // timeouts and retries
                 continue
             }
-            switch query(host: host, endpoint: endpoint, interface: interface, timeout: timeout) {
-            case .success(let addrs) where !addrs.isEmpty: return .success(addrs)
-            case .success: lastError = TransferError(.dns, "\(host): no A or AAAA record from \(server)")
-            case .failure(let e): lastError = e
+            for p in fds where p.revents != 0 {
+                let readable = p.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 ? p.fd : ARES_SOCKET_BAD
+                let writable = p.revents & Int16(POLLOUT) != 0 ? p.fd : ARES_SOCKET_BAD
+                ares_process_fd(channel, readable, writable)
             }
         }
-        return .failure(lastError)
+        return query.result(host: host, interface: interface, servers: endpoints)
+    }
+
+    /// One lookup's state, reached from c-ares's callbacks (all on the calling thread).
+    final class Query {
+        let interface: String?
+        var done = false
+        var status: Int32 = ARES_ETIMEOUT
+        var v4: [String] = [], v6: [String] = []
+        var bindFailure: String?
+
+        init(interface: String?) { self.interface = interface }
+
+        func bind(_ fd: ares_socket_t) -> Bool {
+            guard let interface else { return true }
+            let ok = interface.withCString { setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, $0, socklen_t(strlen($0) + 1)) == 0 }
+            if !ok { bindFailure = "cannot bind DNS queries to \(interface): \(String(cString: strerror(errno)))" }
+            return ok
+        }
+
+        func finish(status: Int32, result: UnsafeMutablePointer<ares_addrinfo>?) {
+            done = true
+            self.status = status
+            var node = result?.pointee.nodes
+            while let n = node {
+                var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+                if n.pointee.ai_family == AF_INET, let sa = n.pointee.ai_addr {
+                    var a = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                    if inet_ntop(AF_INET, &a, &buffer, socklen_t(buffer.count)) != nil { v4.append(String(cString: buffer)) }
+                } else if n.pointee.ai_family == AF_INET6, let sa = n.pointee.ai_addr {
+                    var a = sa.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                    if inet_ntop(AF_INET6, &a, &buffer, socklen_t(buffer.count)) != nil { v6.append(String(cString: buffer)) }
+                }
+                node = n.pointee.ai_next
+            }
+        }
+
+        func result(host: String, interface: String?, servers: [String]) -> Result<[String], TransferError> {
+            if let bindFailure { return .failure(TransferError(.dns, bindFailure)) }
+            let all = v4 + v6
+            if status == ARES_SUCCESS && !all.isEmpty { return .success(all) }
+            switch status {
+            case ARES_SUCCESS, ARES_ENODATA: return .failure(TransferError(.dns, "\(host): no address"))
+            case ARES_ENOTFOUND: return .failure(TransferError(.dns, "\(host): no such name"))
+            case ARES_ETIMEOUT, ARES_ECANCELLED:
+                return .failure(TransferError(.dns, "no answer for \(host) from \(servers.joined(separator: ", "))\(interface.map { " on \($0)" } ?? "")"))
+            case ARES_ECONNREFUSED: return .failure(TransferError(.dns, "DNS server \(servers.joined(separator: ", ")) refused"))
+            default: return .failure(TransferError(.dns, "\(host): \(String(cString: ares_strerror(status)))"))
+            }
+        }
     }
 
     struct Endpoint {
@@ -66,133 +186,5 @@ public enum LinkDNSResolver {
             self.port = port
             self.isIPv6 = IPAddress.isIPv6(host)
         }
-    }
-
-    static func query(host: String, endpoint: Endpoint, interface: String?, timeout: Duration) -> Result<[String], TransferError> {
-        let fd = socket(endpoint.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { return .failure(TransferError(.dns, "socket: \(String(cString: strerror(errno)))")) }
-        defer { close(fd) }
-        if let interface {
-            let ok = interface.withCString { name in
-                setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, socklen_t(strlen(name) + 1)) == 0
-            }
-            if !ok { return .failure(TransferError(.dns, "cannot bind DNS query to \(interface): \(String(cString: strerror(errno)))")) }
-        }
-        var connected: Int32 = -1
-        if endpoint.isIPv6 {
-            var sa = sockaddr_in6()
-            sa.sin6_family = sa_family_t(AF_INET6)
-            sa.sin6_port = endpoint.port.bigEndian
-            let parts = endpoint.address.split(separator: "%", maxSplits: 1)
-            _ = inet_pton(AF_INET6, String(parts[0]), &sa.sin6_addr)
-            if parts.count == 2 { sa.sin6_scope_id = if_nametoindex(String(parts[1])) }
-            connected = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
-        } else {
-            var sa = sockaddr_in()
-            sa.sin_family = sa_family_t(AF_INET)
-            sa.sin_port = endpoint.port.bigEndian
-            _ = inet_pton(AF_INET, endpoint.address, &sa.sin_addr)
-            connected = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        }
-        guard connected == 0 else { return .failure(TransferError(.dns, "DNS server \(endpoint.address) unreachable: \(String(cString: strerror(errno)))")) }
-
-        let idA = UInt16.random(in: 1...UInt16.max), idAAAA = idA &+ 1
-        for (id, type) in [(idA, UInt16(1)), (idAAAA, UInt16(28))] {
-            let q = DNSMessage.query(id: id, name: host, type: type)
-            let sent = q.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-            if sent < 0 { return .failure(TransferError(.dns, "DNS send: \(String(cString: strerror(errno)))")) }
-        }
-        var v4: [String]? = nil, v6: [String]? = nil
-        var nameError = false
-        let deadline = ContinuousClock.now + timeout
-        var buffer = [UInt8](repeating: 0, count: 1500)
-        while v4 == nil || v6 == nil {
-            let left = ContinuousClock.now.duration(to: deadline)
-            if left <= .zero { break }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let r = poll(&p, 1, Int32(max(1, HTTPTransfer.milliseconds(left))))
-            if r <= 0 { if r < 0 && errno == EINTR { continue }; break }
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { if n < 0 && errno == ECONNREFUSED { return .failure(TransferError(.dns, "DNS server \(endpoint.address) refused")) }; continue }
-            guard let answer = DNSMessage.parse(Array(buffer[0..<n])) else { continue }
-            if answer.id == idA { v4 = answer.addresses; nameError = nameError || answer.rcode == 3 }
-            else if answer.id == idAAAA { v6 = answer.addresses; nameError = nameError || answer.rcode == 3 }
-            if (v4?.isEmpty == false) && v6 == nil && ContinuousClock.now.duration(to: deadline) > .zero {
-                // An A answer is enough once AAAA had a short moment to arrive.
-                var p2 = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                if poll(&p2, 1, 50) <= 0 { break }
-            }
-        }
-        let all = (v4 ?? []) + (v6 ?? [])
-        if all.isEmpty {
-            if v4 == nil && v6 == nil { return .failure(TransferError(.dns, "no answer from DNS server \(endpoint.address) for \(host)")) }
-            return .failure(TransferError(.dns, nameError ? "\(host): no such name" : "\(host): no address"))
-        }
-        return .success(all)
-    }
-}
-
-/// DNS wire format: just enough for one question and A/AAAA answers.
-enum DNSMessage {
-    struct Answer {
-        var id: UInt16
-        var rcode: Int
-        var addresses: [String]
-    }
-
-    static func query(id: UInt16, name: String, type: UInt16) -> [UInt8] {
-        var b: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xff), 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]
-        for label in name.split(separator: ".") {
-            let bytes = Array(label.utf8.prefix(63))
-            b.append(UInt8(bytes.count))
-            b.append(contentsOf: bytes)
-        }
-        b.append(0)
-        b.append(contentsOf: [UInt8(type >> 8), UInt8(type & 0xff), 0, 1])
-        return b
-    }
-
-    /// Skips a (possibly compressed) name; nil when malformed.
-    static func skipName(_ b: [UInt8], _ start: Int) -> Int? {
-        var i = start
-        while i < b.count {
-            let len = Int(b[i])
-            if len == 0 { return i + 1 }
-            if len & 0xC0 == 0xC0 { return i + 2 <= b.count ? i + 2 : nil }
-            i += 1 + len
-        }
-        return nil
-    }
-
-    static func parse(_ b: [UInt8]) -> Answer? {
-        guard b.count >= 12, b[2] & 0x80 != 0 else { return nil }
-        let id = UInt16(b[0]) << 8 | UInt16(b[1])
-        let rcode = Int(b[3] & 0x0f)
-        let qd = Int(b[4]) << 8 | Int(b[5]), an = Int(b[6]) << 8 | Int(b[7])
-        var i = 12
-        for _ in 0..<qd {
-            guard let next = skipName(b, i) else { return nil }
-            i = next + 4
-        }
-        var addresses: [String] = []
-        for _ in 0..<an {
-            guard let next = skipName(b, i), next + 10 <= b.count else { break }
-            let type = Int(b[next]) << 8 | Int(b[next + 1])
-            let rdlen = Int(b[next + 8]) << 8 | Int(b[next + 9])
-            let rdata = next + 10
-            guard rdata + rdlen <= b.count else { break }
-            if type == 1 && rdlen == 4 {
-                addresses.append(b[rdata..<rdata + 4].map(String.init).joined(separator: "."))
-            } else if type == 28 && rdlen == 16 {
-                var a = in6_addr()
-                withUnsafeMutableBytes(of: &a) { $0.copyBytes(from: b[rdata..<rdata + 16]) }
-                var out = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-                if inet_ntop(AF_INET6, &a, &out, socklen_t(out.count)) != nil { addresses.append(out.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }) }
-            }
-            i = rdata + rdlen
-        }
-        return Answer(id: id, rcode: rcode, addresses: addresses)
     }
 }

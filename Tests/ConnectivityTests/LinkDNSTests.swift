@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+import BusTestKit
+import Connectivity
+import Foundation
+import Testing
+
+/// DNS on the link through c-ares, against a stand-in server on loopback
+/// (`Tests/helpers/dns-standin.py`) that answers as told: answers must match their question,
+/// a truncated UDP answer is asked again over TCP, and AAAA is asked as well as A.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs /usr/bin/python3"))
+struct LinkDNSTests {
+    struct StandIn {
+        let process: ManagedProcess
+        let port: UInt16
+
+        static func start(_ mode: String) async throws -> StandIn {
+            let script = TestKitPaths.repositoryRoot.appendingPathComponent("Tests/helpers/dns-standin.py").path
+            let p = try ManagedProcess.launch("/usr/bin/python3", [script, mode])
+            guard await p.waitForOutput(containing: "port ", timeout: .seconds(20)) else {
+                p.stop()
+                throw TestKitError.timeout("dns-standin did not start: \(p.output)")
+            }
+            let line = p.output.split(separator: "\n").first { $0.hasPrefix("port ") } ?? ""
+            return StandIn(process: p, port: UInt16(line.dropFirst(5)) ?? 0)
+        }
+
+        var server: String { "127.0.0.1:\(port)" }
+        var questions: [String] { process.output.split(separator: "\n").filter { !$0.hasPrefix("port ") }.map(String.init) }
+    }
+
+    @Test func aAndAAAAAreBothAskedAndIPv4ComesFirst() async throws {
+        let dns = try await StandIn.start("normal")
+        defer { dns.process.stop() }
+        let result = LinkDNSResolver.resolve(host: "portal.example", servers: [dns.server], interface: nil, timeout: .seconds(5))
+        #expect(try result.get() == ["10.9.8.7", "fd00::7"])
+        #expect(dns.questions.contains("udp 1") && dns.questions.contains("udp 28"), "\(dns.questions)")
+    }
+
+    @Test func anAnswerWithAnotherIDIsNotBelieved() async throws {
+        let dns = try await StandIn.start("wrong-id")
+        defer { dns.process.stop() }
+        let result = LinkDNSResolver.resolve(host: "portal.example", servers: [dns.server], interface: nil, timeout: .seconds(2))
+        #expect(throws: TransferError.self) { try result.get() }
+        if case .failure(let e) = result { #expect(e.kind == .dns && e.detail.contains("no answer for portal.example"), "\(e)") }
+    }
+
+    @Test func anAnswerToAnotherQuestionIsNotBelieved() async throws {
+        let dns = try await StandIn.start("wrong-name")
+        defer { dns.process.stop() }
+        let result = LinkDNSResolver.resolve(host: "portal.example", servers: [dns.server], interface: nil, timeout: .seconds(2))
+        #expect(throws: TransferError.self) { try result.get() }
+        #expect(!dns.questions.isEmpty, "the question went out: \(dns.questions)")
+    }
+
+    @Test func aTruncatedAnswerIsAskedAgainOverTCP() async throws {
+        let dns = try await StandIn.start("truncated")
+        defer { dns.process.stop() }
+        let result = LinkDNSResolver.resolve(host: "portal.example", servers: [dns.server], interface: nil, timeout: .seconds(5))
+        #expect(try result.get() == ["10.9.8.7", "fd00::7"])
+        #expect(dns.questions.contains { $0.hasPrefix("tcp ") }, "\(dns.questions)")
+    }
+
+    /// No query leaves unbound: when the interface cannot be bound (it does not exist), c-ares
+    /// drops the socket and nothing reaches the server.
+    @Test func aQueryWhoseInterfaceCannotBeBoundDoesNotGoOut() async throws {
+        let dns = try await StandIn.start("normal")
+        defer { dns.process.stop() }
+        let result = LinkDNSResolver.resolve(host: "portal.example", servers: [dns.server], interface: "nosuchif0", timeout: .seconds(2))
+        #expect(throws: TransferError.self) { try result.get() }
+        if case .failure(let e) = result { #expect(e.detail.contains("cannot bind DNS queries to nosuchif0"), "\(e)") }
+        try await Task.sleep(for: .milliseconds(200))  // a stray datagram would have arrived by now
+        #expect(dns.questions.isEmpty, "\(dns.questions)")
+    }
+
+    @Test func addressLiteralsAndBadServersNeedNoQuery() throws {
+        #expect(try LinkDNSResolver.resolve(host: "192.0.2.1", servers: [], interface: nil, timeout: .seconds(1)).get() == ["192.0.2.1"])
+        let bad = LinkDNSResolver.resolve(host: "a.example", servers: ["not-an-address"], interface: nil, timeout: .seconds(1))
+        if case .failure(let e) = bad { #expect(e.detail.contains("invalid DNS server")) } else { Issue.record("accepted a bad server") }
+    }
+}
