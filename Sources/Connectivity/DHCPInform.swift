@@ -191,7 +191,8 @@ extension DHCPInform {
         return bytes.count == 6 && bytes.contains { $0 != 0 } ? bytes : nil
     }
 
-    static func exchange(_ q: DHCPInformQuery) -> Result<Answer, ExchangeError> {
+    /// The exchange on the calling thread (blocking; `ask` runs it off the cooperative pool).
+    public static func exchange(_ q: DHCPInformQuery) -> Result<Answer, ExchangeError> {
         guard let ciaddr = ipv4Bytes(q.clientAddress) else { return .failure(ExchangeError("the lease address '\(q.clientAddress)' is not IPv4")) }
         let target = q.server ?? "255.255.255.255"
         guard ipv4Bytes(target) != nil else { return .failure(ExchangeError("the DHCP server identifier '\(target)' is not IPv4")) }
