@@ -221,65 +221,73 @@ public enum HTTPTransfer {
             return list
         }
 
-        _ = hotspot_curl_setopt_str(h, CURLOPT_URL, request.url)
-        _ = hotspot_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
-        _ = hotspot_curl_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
-        _ = hotspot_curl_setopt_str(h, CURLOPT_PROTOCOLS_STR, "http,https")
-        _ = hotspot_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 1)
-        _ = hotspot_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 2)
-        _ = hotspot_curl_setopt_long(h, CURLOPT_FORBID_REUSE, 1)
-        _ = hotspot_curl_setopt_long(h, CURLOPT_FRESH_CONNECT, 1)
-        _ = hotspot_curl_setopt_long(h, CURLOPT_TIMEOUT_MS, milliseconds(options.timeout))
-        _ = hotspot_curl_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(options.connectTimeout))
-        _ = hotspot_curl_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedBytesPerSecond)
-        _ = hotspot_curl_setopt_long(h, CURLOPT_LOW_SPEED_TIME, max(1, milliseconds(options.lowSpeedTime) / 1000))
-        _ = hotspot_curl_setopt_str(h, CURLOPT_USERAGENT, options.userAgent)
-        _ = hotspot_curl_setopt_str(h, CURLOPT_ACCEPT_ENCODING, nil)
-        if let interface = options.interface {
-            _ = hotspot_curl_setopt_str(h, CURLOPT_INTERFACE, "if!" + interface)
+        // Every option is checked: a transfer whose interface binding, resolve list, TLS checks
+        // or limits could not be set does not run at all (it would otherwise leave through
+        // another interface, or unverified).
+        var refused: String?
+        func check(_ code: CURLcode, _ what: String) {
+            if code != CURLE_OK, refused == nil { refused = "\(what): \(String(cString: curl_easy_strerror(code)))" }
         }
-        if let ca = options.caFile { _ = hotspot_curl_setopt_str(h, CURLOPT_CAINFO, ca) }
-        if !resolveEntries.isEmpty { _ = hotspot_curl_setopt_slist(h, CURLOPT_RESOLVE, slist(resolveEntries)) }
-        _ = hotspot_curl_setopt_slist(h, CURLOPT_HTTPHEADER, slist(["Connection: close", "Cache-Control: no-cache"] + request.headers))
+        check(hotspot_curl_setopt_str(h, CURLOPT_URL, request.url), "CURLOPT_URL")
+        check(hotspot_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
+        check(hotspot_curl_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0), "CURLOPT_FOLLOWLOCATION")
+        check(hotspot_curl_setopt_str(h, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
+        check(hotspot_curl_setopt_long(h, CURLOPT_SSL_VERIFYPEER, 1), "CURLOPT_SSL_VERIFYPEER")
+        check(hotspot_curl_setopt_long(h, CURLOPT_SSL_VERIFYHOST, 2), "CURLOPT_SSL_VERIFYHOST")
+        check(hotspot_curl_setopt_long(h, CURLOPT_FORBID_REUSE, 1), "CURLOPT_FORBID_REUSE")
+        check(hotspot_curl_setopt_long(h, CURLOPT_FRESH_CONNECT, 1), "CURLOPT_FRESH_CONNECT")
+        check(hotspot_curl_setopt_long(h, CURLOPT_TIMEOUT_MS, milliseconds(options.timeout)), "CURLOPT_TIMEOUT_MS")
+        check(hotspot_curl_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(options.connectTimeout)), "CURLOPT_CONNECTTIMEOUT_MS")
+        check(hotspot_curl_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedBytesPerSecond), "CURLOPT_LOW_SPEED_LIMIT")
+        check(hotspot_curl_setopt_long(h, CURLOPT_LOW_SPEED_TIME, max(1, milliseconds(options.lowSpeedTime) / 1000)), "CURLOPT_LOW_SPEED_TIME")
+        check(hotspot_curl_setopt_str(h, CURLOPT_USERAGENT, options.userAgent), "CURLOPT_USERAGENT")
+        check(hotspot_curl_setopt_str(h, CURLOPT_ACCEPT_ENCODING, nil), "CURLOPT_ACCEPT_ENCODING")
+        if let interface = options.interface {
+            check(hotspot_curl_setopt_str(h, CURLOPT_INTERFACE, "if!" + interface), "CURLOPT_INTERFACE")
+        }
+        if let ca = options.caFile { check(hotspot_curl_setopt_str(h, CURLOPT_CAINFO, ca), "CURLOPT_CAINFO") }
+        if !resolveEntries.isEmpty { check(hotspot_curl_setopt_slist(h, CURLOPT_RESOLVE, slist(resolveEntries)), "CURLOPT_RESOLVE") }
+        check(hotspot_curl_setopt_slist(h, CURLOPT_HTTPHEADER, slist(["Connection: close", "Cache-Control: no-cache"] + request.headers)), "CURLOPT_HTTPHEADER")
         if request.method == "POST" {
-            _ = hotspot_curl_setopt_long(h, CURLOPT_POST, 1)
+            check(hotspot_curl_setopt_long(h, CURLOPT_POST, 1), "CURLOPT_POST")
         } else if request.method != "GET" {
-            _ = hotspot_curl_setopt_str(h, CURLOPT_CUSTOMREQUEST, request.method)
+            check(hotspot_curl_setopt_str(h, CURLOPT_CUSTOMREQUEST, request.method), "CURLOPT_CUSTOMREQUEST")
         }
         let body = request.body ?? Data()
         let bodyBytes = UnsafeMutableRawPointer.allocate(byteCount: max(1, body.count), alignment: 1)
         defer { bodyBytes.deallocate() }
         body.copyBytes(to: bodyBytes.assumingMemoryBound(to: UInt8.self), count: body.count)
         if request.method == "POST" {
-            _ = hotspot_curl_setopt_long(h, CURLOPT_POSTFIELDSIZE, body.count)
-            _ = hotspot_curl_setopt_ptr(h, CURLOPT_POSTFIELDS, bodyBytes)
+            check(hotspot_curl_setopt_long(h, CURLOPT_POSTFIELDSIZE, body.count), "CURLOPT_POSTFIELDSIZE")
+            check(hotspot_curl_setopt_ptr(h, CURLOPT_POSTFIELDS, bodyBytes), "CURLOPT_POSTFIELDS")
         }
 
         let context = Unmanaged.passRetained(sink)
         defer { context.release() }
-        _ = hotspot_curl_setopt_write(h, CURLOPT_WRITEFUNCTION) { data, size, count, user in
+        check(hotspot_curl_setopt_write(h, CURLOPT_WRITEFUNCTION) { data, size, count, user in
             let sink = Unmanaged<TransferSink>.fromOpaque(user!).takeUnretainedValue()
             let n = size * count
             return sink.appendBody(UnsafeRawBufferPointer(start: data, count: n)) ? n : 0
-        }
-        _ = hotspot_curl_setopt_ptr(h, CURLOPT_WRITEDATA, context.toOpaque())
-        _ = hotspot_curl_setopt_write(h, CURLOPT_HEADERFUNCTION) { data, size, count, user in
+        }, "CURLOPT_WRITEFUNCTION")
+        check(hotspot_curl_setopt_ptr(h, CURLOPT_WRITEDATA, context.toOpaque()), "CURLOPT_WRITEDATA")
+        check(hotspot_curl_setopt_write(h, CURLOPT_HEADERFUNCTION) { data, size, count, user in
             let sink = Unmanaged<TransferSink>.fromOpaque(user!).takeUnretainedValue()
             let n = size * count
             sink.appendHeaderLine(String(decoding: UnsafeRawBufferPointer(start: data, count: n), as: UTF8.self))
             return n
-        }
-        _ = hotspot_curl_setopt_ptr(h, CURLOPT_HEADERDATA, context.toOpaque())
-        _ = hotspot_curl_setopt_long(h, CURLOPT_NOPROGRESS, 0)
-        _ = hotspot_curl_setopt_xferinfo(h) { user, _, _, _, _ in
+        }, "CURLOPT_HEADERFUNCTION")
+        check(hotspot_curl_setopt_ptr(h, CURLOPT_HEADERDATA, context.toOpaque()), "CURLOPT_HEADERDATA")
+        check(hotspot_curl_setopt_long(h, CURLOPT_NOPROGRESS, 0), "CURLOPT_NOPROGRESS")
+        check(hotspot_curl_setopt_xferinfo(h) { user, _, _, _, _ in
             Unmanaged<TransferSink>.fromOpaque(user!).takeUnretainedValue().isCancelled() ? 1 : 0
-        }
-        _ = hotspot_curl_setopt_ptr(h, CURLOPT_XFERINFODATA, context.toOpaque())
+        }, "CURLOPT_XFERINFOFUNCTION")
+        check(hotspot_curl_setopt_ptr(h, CURLOPT_XFERINFODATA, context.toOpaque()), "CURLOPT_XFERINFODATA")
+        if let refused { return .failure(TransferError(.invalidRequest, "cannot set \(refused); nothing was sent")) }
 
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let code = errorBuffer.withUnsafeMutableBufferPointer { buf -> CURLcode in
-            _ = hotspot_curl_setopt_ptr(h, CURLOPT_ERRORBUFFER, buf.baseAddress)
-            return curl_easy_perform(h)
+            let set = hotspot_curl_setopt_ptr(h, CURLOPT_ERRORBUFFER, buf.baseAddress)
+            return set == CURLE_OK ? curl_easy_perform(h) : set
         }
         let buffered = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         let message = buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered
