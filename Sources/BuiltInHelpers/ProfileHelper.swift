@@ -128,7 +128,10 @@ public final class ProfileHelper: Sendable {
             log("\(command.interface): \(p.displayName): the portal is back; signing in again")
             return .authenticationRequired
         case .online:
-            if case .capport(let api) = p.signIn, let status = verdict.capport, !status.captive, status.secondsRemaining != nil {
+            // The profile's RFC 8908 API, else the one the network announced (RFC 8910).
+            var api: String?
+            if case .capport(let url) = p.signIn { api = url } else { api = await signIn.environment.captivePortalAPI(for: command.interface) }
+            if let api, let status = verdict.capport, !status.captive, status.secondsRemaining != nil {
                 let outcome = await signIn.extendSession(apiURL: api, interface: command.interface, verdict: verdict)
                 log("\(command.interface): \(p.displayName): extending the RFC 8908 session (\(status.secondsRemaining ?? 0) s left): \(outcome)")
                 if case .signedIn = outcome { return .success }

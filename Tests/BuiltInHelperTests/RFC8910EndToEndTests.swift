@@ -33,6 +33,21 @@ extension DaemonEndToEnd {
             #expect(expires > now + 60 && expires <= now + 121, "\(expires) vs now \(now)")
         }
 
+        /// The session learned from the announced API is kept alive by maintain, as with a
+        /// profile's capport-url: extended before each end, never signed into again.
+        @Test func aSessionFromTheAnnouncedAPIIsExtendedBeforeItEnds() async throws {
+            let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .capport, sessionSeconds: 12),
+                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=click-through\n", tls: true)
+            defer { Task { await s.stop() } }
+            let dhcp = try DHCPStandIn(host: "127.0.0.1", port: 67, uri: "https://capport.test:\(s.tls?.port ?? 0)/api/captive")
+            defer { dhcp.stop() }
+            try await s.nm.addDHCP4Config(s.client, device: s.device, address: "127.0.0.1", server: "127.0.0.1")
+            try await s.join("CityFree")
+            try await s.waitFor(state: "authenticated", connectivity: "full")
+            try await s.waitUntil("maintain extended the session", timeout: .seconds(30)) { s.events.contains("extend") }
+            #expect(s.events.filter { $0 == "accepted" }.count == 1, "one sign-in, then extensions: \(s.events)")
+        }
+
         @Test func anHTTPURIInOption114IsRejectedAndLogged() async throws {
             let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .clickThrough),
                                                    profile: "[CityFree]\nssid=CityFree\nsign-in=click-through\n")
