@@ -99,11 +99,14 @@ public struct InterfaceSnapshot: Sendable, Encodable, Equatable {
     public var helper: String
     public var connectivity: String
     public var portalURL: String
+    /// The venue's information page (RFC 8908), "" when none.
+    public var venueInfoURL: String
     /// CLOCK_REALTIME seconds when the portal session ends; 0 when unknown.
     public var sessionExpires: UInt64
 
     enum CodingKeys: String, CodingKey {
-        case path, name, device, state, network, helper, connectivity, portalURL = "portal-url", sessionExpires = "session-expires"
+        case path, name, device, state, network, helper, connectivity, portalURL = "portal-url", venueInfoURL = "venue-info-url"
+        case sessionExpires = "session-expires"
     }
 
     public init(path: ObjectPath, properties p: [String: DBusValue]) {
@@ -116,6 +119,7 @@ public struct InterfaceSnapshot: Sendable, Encodable, Equatable {
         helper = p["Helper"]?.string ?? ""
         connectivity = p["Connectivity"]?.string ?? ""
         portalURL = p["PortalUrl"]?.string ?? ""
+        venueInfoURL = p["VenueInfoUrl"]?.string ?? ""
         sessionExpires = p["SessionExpires"].flatMap { v -> UInt64? in if case .uint64(let t) = v { return t }; return nil } ?? 0
     }
 
@@ -129,6 +133,7 @@ public struct InterfaceSnapshot: Sendable, Encodable, Equatable {
         try c.encode(helper, forKey: .helper)
         try c.encode(connectivity, forKey: .connectivity)
         try c.encode(portalURL, forKey: .portalURL)
+        try c.encode(venueInfoURL, forKey: .venueInfoURL)
         try c.encode(sessionExpires, forKey: .sessionExpires)
     }
 }

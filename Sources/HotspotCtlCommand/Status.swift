@@ -42,6 +42,7 @@ struct Status: AsyncParsableCommand {
              Output.dash(i.connectivity), Output.dash(i.portalURL), Output.expiry(i.sessionExpires)]
         }
         print(Output.table(["INTERFACE", "STATE", "NETWORK", "BSSID", "HELPER", "CONNECTIVITY", "PORTAL", "EXPIRES"], rows))
+        for i in interfaces where !i.venueInfoURL.isEmpty { print("\(i.name): venue information \(i.venueInfoURL)") }
     }
 }
 

@@ -133,6 +133,7 @@ final class BusPublisher: Sendable {
                 DBusProperty("Helper", .string) { .string(try await record().status?.chosenHelperDisplayName ?? "") },
                 DBusProperty("Connectivity", .string) { .string(try await record().connectivity) },
                 DBusProperty("PortalUrl", .string) { .string(try await record().portalURL) },
+                DBusProperty("VenueInfoUrl", .string) { .string(try await record().venueInfoURL) },
                 DBusProperty("SessionExpires", .uint64) { .uint64(try await record().sessionExpires) },
             ])
     }

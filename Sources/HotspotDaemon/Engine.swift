@@ -24,6 +24,8 @@ struct InterfaceRecord: Sendable {
     var scanList: [AnnotatedNetwork] = []
     var connectivity = "unknown"
     var portalURL = ""
+    /// The venue's information page (RFC 8908 `venue-info-url`), "" when none.
+    var venueInfoURL = ""
     var sessionExpires: UInt64 = 0
 
     var path: ObjectPath { HotspotContract.interfacePath(number) }
@@ -134,7 +136,7 @@ public actor Engine {
 
     func left(_ name: InterfaceID) async {
         await monitor?.left(name.rawValue)
-        await setConnectivity(name, connectivity: "unknown", portalURL: "", sessionExpires: 0)
+        await setConnectivity(name, connectivity: "unknown", portalURL: "", venueInfoURL: "", sessionExpires: 0)
         await handle(.connectivityLost(name))
     }
 
@@ -159,7 +161,8 @@ public actor Engine {
         if interfaces[name]?.connectivity != connectivity || interfaces[name]?.portalURL != portalURL {
             log.info("\(name): connectivity \(connectivity) (\(verdict.state.rawValue): \(UntrustedText.forLog("\(verdict.reason)")), \(verdict.successes)/\(verdict.total) probes)\(portalURL.isEmpty ? "" : ", portal \(UntrustedText.forLog(portalURL))")")
         }
-        await setConnectivity(name, connectivity: connectivity, portalURL: portalURL, sessionExpires: expires)
+        await setConnectivity(name, connectivity: connectivity, portalURL: portalURL, venueInfoURL: verdict.capport?.venueInfoURL ?? "",
+                              sessionExpires: expires)
         if let remaining {
             log.debug("\(name): the RFC 8908 session ends in \(remaining) s")
             await handle(.sessionExpiryLearned(name, at: now + .seconds(remaining)))
@@ -214,11 +217,12 @@ public actor Engine {
         await publisher?.managerChanged(["Status": .string(value)])
     }
 
-    func setConnectivity(_ name: InterfaceID, connectivity: String, portalURL: String, sessionExpires: UInt64) async {
+    func setConnectivity(_ name: InterfaceID, connectivity: String, portalURL: String, venueInfoURL: String, sessionExpires: UInt64) async {
         guard var r = interfaces[name] else { return }
         var changed: [String: DBusValue] = [:]
         if r.connectivity != connectivity { r.connectivity = connectivity; changed["Connectivity"] = .string(connectivity) }
         if r.portalURL != portalURL { r.portalURL = portalURL; changed["PortalUrl"] = .string(portalURL) }
+        if r.venueInfoURL != venueInfoURL { r.venueInfoURL = venueInfoURL; changed["VenueInfoUrl"] = .string(venueInfoURL) }
         if r.sessionExpires != sessionExpires { r.sessionExpires = sessionExpires; changed["SessionExpires"] = .uint64(sessionExpires) }
         interfaces[name] = r
         if !changed.isEmpty { await publisher?.interfaceChanged(r, changed) }

@@ -31,6 +31,11 @@ extension DaemonEndToEnd {
             let expires = UInt64(try await s.property("SessionExpires")?.integer ?? 0)
             let now = UInt64(Date().timeIntervalSince1970)
             #expect(expires > now + 60 && expires <= now + 121, "\(expires) vs now \(now)")
+            // The API's venue-info-url is published and shown by hotspotctl status.
+            #expect(try await s.string("VenueInfoUrl") == "https://venue.example/info")
+            let status = try await ManagedProcess.run(TestKitPaths.product("hotspotctl").path, ["status"], environment: s.bus.environment,
+                                                      timeout: .seconds(20))
+            #expect(status.stdout.contains("wlan0: venue information https://venue.example/info"), "\(status.stdout)\(status.stderr)")
         }
 
         /// The session learned from the announced API is kept alive by maintain, as with a
