@@ -27,7 +27,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case profile
     /// HTTP answers to connectivity probes.
     case probeResponse = "probe-response"
+    /// DHCPACK replies to the daemon's DHCPINFORM (RFC 8910 option 114).
+    case dhcp
 
+    /// The transaction id the fuzzed replies answer.
+    static let dhcpXID: UInt32 = 0x4854_4854
     static let helperKeys = ["result", "confidence", "networks", "ssid", "bssid", "password", "type", "interface", "network",
                              "deadline-ms", "signal-strength", "secure", "did-auto-join", "did-just-join", "is-chosen-helper",
                              "success", "failure", "ui-required", "high", "low", "none", "evaluate", "filter-scan-list"]
@@ -104,6 +108,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let (profiles, problems) = ProfileLoader.loadFile(path: Self.profilePath, requireRootOwner: false)
             _ = ProfileIndex(profiles).conflicts
             _ = problems.count
+        case .dhcp:
+            if case .success(let answer) = DHCPInform.parseReply(bytes, xid: Self.dhcpXID) { _ = "\(answer)" }
         case .probeResponse:
             var input = FuzzInput(bytes)
             let status = input.pick([200, 204, 301, 302, 303, 307, 308, 404, 500, 511, input.int(0...999)])
@@ -177,6 +183,16 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             sign-in=capport
             capport-url=https://capport.example/api
             """.utf8)]
+        case .dhcp:
+            // A DHCPACK with the server identifier and option 114, and one without 114.
+            func reply(_ options: [UInt8]) -> [UInt8] {
+                var p = [UInt8](repeating: 0, count: 236)
+                p[0] = 2; p[1] = 1; p[2] = 6
+                withUnsafeBytes(of: Self.dhcpXID.bigEndian) { p.replaceSubrange(4..<8, with: $0) }
+                return p + [99, 130, 83, 99] + [53, 1, 5, 54, 4, 10, 8, 0, 1] + options + [255]
+            }
+            let uri = Array("https://capport.lab/api/captive".utf8)
+            return [reply([114, UInt8(uri.count)] + uri), reply([])]
         case .probeResponse:
             return [[0, 0, 0, 1, 0] + Array("Success".utf8), [0, 0, 0, 4, 1, 0, 0, 0, 0, 20] + Array("http://portal.example/".utf8)]
         }
