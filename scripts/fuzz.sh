@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(dbus-message helper-response networkmanager wispr capport keyfile profile probe-response)
+  targets=(dbus-message helper-response networkmanager wispr capport keyfile profile probe-response dhcp)
 fi
 swift build --product hotspot-fuzz
 .build/debug/hotspot-fuzz --write-seeds .fuzz-corpus >/dev/null
