@@ -59,6 +59,19 @@ public struct ConnectivityChecker: Sendable {
     }
 }
 
+extension ConnectivityChecker {
+    /// Checks a link that has both IPv4 and IPv6 once per family (each probe held to that family),
+    /// the RFC 8908 API asked once, and combines the two verdicts (``ProbeVerdict/combining(ipv4:ipv6:)``).
+    public func checkBothFamilies(interface: String?, dnsServers: [String], capport: CaptivePortalAPIClient? = nil) async -> ProbeVerdict {
+        var v4 = self, v6 = self
+        v4.configuration.transfer.addressFamily = .ipv4
+        v6.configuration.transfer.addressFamily = .ipv6
+        async let a = v4.check(interface: interface, dnsServers: dnsServers, capport: capport)
+        async let b = v6.check(interface: interface, dnsServers: dnsServers)
+        return ProbeVerdict.combining(ipv4: await a, ipv6: await b)
+    }
+}
+
 /// One check in flight. Probe threads, the grace timer and cancellation all reach it, so its
 /// state is behind a mutex; the continuation is resumed exactly once.
 final class CheckRun: Sendable {

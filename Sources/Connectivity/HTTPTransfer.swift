@@ -48,6 +48,12 @@ public struct TransferOptions: Sendable, Hashable {
     public var caFile: String?
     /// The User-Agent header.
     public var userAgent: String
+    /// Only this address family (CURLOPT_IPRESOLVE, and only its addresses from the link's DNS);
+    /// nil: either.
+    public var addressFamily: AddressFamily?
+
+    /// An IP version.
+    public enum AddressFamily: String, Sendable, Hashable { case ipv4 = "IPv4", ipv6 = "IPv6" }
 
     /// Options with the defaults probes use: 5 s overall, 3 s connect, 256 KiB of body,
     /// slower than 64 B/s for 2 s counts as a timeout.
@@ -65,6 +71,7 @@ public struct TransferOptions: Sendable, Hashable {
         self.lowSpeedTime = lowSpeedTime
         self.caFile = caFile
         self.userAgent = userAgent
+        self.addressFamily = nil
     }
 }
 
@@ -201,7 +208,11 @@ public enum HTTPTransfer {
             } else if !options.dnsServers.isEmpty {
                 switch LinkDNSResolver.resolve(host: parts.host, servers: options.dnsServers, interface: options.interface,
                                                timeout: min(options.connectTimeout, .seconds(3))) {
-                case .success(let addresses):
+                case .success(let all):
+                    let addresses = options.addressFamily.map { f in all.filter { IPAddress.isIPv6($0) == (f == .ipv6) } } ?? all
+                    guard !addresses.isEmpty else {
+                        return .failure(TransferError(.dns, "\(parts.host): no \(options.addressFamily?.rawValue ?? "") address"))
+                    }
                     resolveEntries.append(curlResolveEntry(host: parts.host, port: parts.port, addresses: addresses))
                 case .failure(let e):
                     return .failure(e)
@@ -244,6 +255,9 @@ public enum HTTPTransfer {
         check(hotspot_curl_setopt_str(h, CURLOPT_ACCEPT_ENCODING, nil), "CURLOPT_ACCEPT_ENCODING")
         if let interface = options.interface {
             check(hotspot_curl_setopt_str(h, CURLOPT_INTERFACE, "if!" + interface), "CURLOPT_INTERFACE")
+        }
+        if let family = options.addressFamily {
+            check(hotspot_curl_setopt_long(h, CURLOPT_IPRESOLVE, family == .ipv6 ? 2 : 1), "CURLOPT_IPRESOLVE")  // CURL_IPRESOLVE_V6 / _V4
         }
         if let ca = options.caFile { check(hotspot_curl_setopt_str(h, CURLOPT_CAINFO, ca), "CURLOPT_CAINFO") }
         if !resolveEntries.isEmpty { check(hotspot_curl_setopt_slist(h, CURLOPT_RESOLVE, slist(resolveEntries)), "CURLOPT_RESOLVE") }

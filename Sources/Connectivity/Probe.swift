@@ -93,6 +93,8 @@ public enum ProbeReason: Sendable, Hashable, CustomStringConvertible {
     case transport
     /// The check was decided before this probe finished.
     case cancelled
+    /// Checked over IPv4 and IPv6 apart: a portal intercepts this family only, the other is online.
+    case oneFamilyIntercepted(String)
 
     public var description: String {
         switch self {
@@ -109,6 +111,7 @@ public enum ProbeReason: Sendable, Hashable, CustomStringConvertible {
         case .refused: return "connection refused"
         case .transport: return "transport failure"
         case .cancelled: return "not needed"
+        case .oneFamilyIntercepted(let family): return "a portal intercepts \(family) only (the other family is online)"
         }
     }
 }

@@ -177,3 +177,29 @@ public struct VerdictAggregator: Sendable {
         return order.max { counts[$0]! < counts[$1]! } ?? .timeout
     }
 }
+
+extension ProbeVerdict {
+    /// One verdict from a check per address family. A portal that intercepts one family while the
+    /// other is online is reported as partial (with that family's sign-in URL), never as online;
+    /// a family with no connectivity at all says nothing about a portal, so the other decides.
+    /// The RFC 8908 state, asked once, is kept.
+    public static func combining(ipv4: ProbeVerdict, ipv6: ProbeVerdict) -> ProbeVerdict {
+        var v: ProbeVerdict
+        switch (ipv4.state, ipv6.state) {
+        case (.online, .portal):
+            v = ipv6
+            v.state = .partial
+            v.reason = .oneFamilyIntercepted("IPv6")
+        case (.portal, .online):
+            v = ipv4
+            v.state = .partial
+            v.reason = .oneFamilyIntercepted("IPv4")
+        case (.none, .online), (.none, .portal), (.none, .partial):
+            v = ipv6
+        default:
+            v = ipv4
+        }
+        v.capport = ipv4.capport ?? ipv6.capport
+        return v
+    }
+}

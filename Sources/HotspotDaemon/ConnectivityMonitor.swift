@@ -190,7 +190,12 @@ actor ConnectivityMonitor {
         let checker = self.checker
         let dns = await dnsServers(interface)
         if let running = links[interface]?.inflight { return await running.task.value }  // started after `asked`
-        let task = Task { await checker.check(interface: bind, dnsServers: dns, capport: capport) }
+        // A link with IPv4 and IPv6 is checked once per family: a portal on one only is partial.
+        let bothFamilies = LinkFamilies.of(interface).count == 2
+        let task = Task {
+            bothFamilies ? await checker.checkBothFamilies(interface: bind, dnsServers: dns, capport: capport)
+                         : await checker.check(interface: bind, dnsServers: dns, capport: capport)
+        }
         guard links[interface] != nil else { return await task.value }
         links[interface]?.inflight = (task, ContinuousClock.now)
         let verdict = await task.value

@@ -7,10 +7,12 @@ usage: dns-standin.py MODE   (prints "port N" when ready; logs "udp TYPE" / "tcp
   wrong-id    answers with another message ID (and nothing else)
   wrong-name  answers a different question name (and nothing else)
   truncated   over UDP: TC=1 and no answer; over TCP: the full answer
+  loopback    A -> 127.0.0.1, AAAA -> ::1
 """
 import socket, struct, sys, threading
 
 mode = sys.argv[1]
+lock = threading.Lock()  # one line at a time from the UDP and TCP threads
 
 def parse(q):
     qid, flags, qd = struct.unpack("!HHH", q[:6])
@@ -30,10 +32,11 @@ def answer(q, over_tcp):
         question = b"\x05other\x07example\0" + question[-4:]
         name = b"\x05other\x07example\0"
     rdata = None
+    v4, v6 = ("127.0.0.1", "::1") if mode == "loopback" else ("10.9.8.7", "fd00::7")
     if qtype == 1:
-        rdata = socket.inet_aton("10.9.8.7")
+        rdata = socket.inet_aton(v4)
     elif qtype == 28:
-        rdata = socket.inet_pton(socket.AF_INET6, "fd00::7")
+        rdata = socket.inet_pton(socket.AF_INET6, v6)
     if mode == "truncated" and not over_tcp:
         return struct.pack("!HHHHHH", qid, 0x8380, 1, 0, 0, 0) + question
     if rdata is None:
@@ -61,7 +64,8 @@ def serve_tcp():
                 q = b""
                 while len(q) < n:
                     q += c.recv(n - len(q))
-                print("tcp", parse(q)[2], flush=True)
+                with lock:
+                    print("tcp", parse(q)[2], flush=True)
                 a = answer(q, True)
                 c.sendall(struct.pack("!H", len(a)) + a)
         finally:
@@ -71,5 +75,6 @@ threading.Thread(target=serve_tcp, daemon=True).start()
 print("port", port, flush=True)
 while True:
     q, peer = udp.recvfrom(1500)
-    print("udp", parse(q)[2], flush=True)
+    with lock:
+        print("udp", parse(q)[2], flush=True)
     udp.sendto(answer(q, False), peer)
