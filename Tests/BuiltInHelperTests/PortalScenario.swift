@@ -42,7 +42,9 @@ struct PortalScenario {
     static func start(_ config: PortalSimulatorConfiguration, profile: String = "", tls useTLS: Bool = false,
                       accessPoints: [AP] = [AP(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01"),
                                             AP(name: "ap2", ssid: "Office", bssid: "0A:00:00:00:00:02", secure: true)],
-                      connectivity extra: [String: String] = [:], settings: [String: String] = [:]) async throws -> PortalScenario {
+                      connectivity extra: [String: String] = [:], settings: [String: String] = [:],
+                      probes probeSet: ((UInt16) -> String)? = nil,
+                      beforeDaemon: (DBusMock, Connection, UInt16) async throws -> Void = { _, _, _ in }) async throws -> PortalScenario {
         var config = config
         // The simulator must know its TLS port before it starts (user-portal-url).
         var tls: TLSFront?
@@ -69,11 +71,13 @@ struct PortalScenario {
         let bus = try await PrivateBus()
         let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
         let client = try bus.connect()
+        try await beforeDaemon(nm, client, port)
         let device = try await nm.setUpWiFi(client, accessPoints: accessPoints)
-        var c = ["probes": probes(port: port), "dns-servers": "127.0.0.1:\(dns.port)", "bind-interface": "false",
+        var c = ["probes": probeSet?(port) ?? probes(port: port), "dns-servers": "127.0.0.1:\(dns.port)", "bind-interface": "false",
                  "allow-plain-http-login": "true", "probe-timeout": "3", "interval": "30"]
         if let tls { c["ca-file"] = tls.caFile }
         for (k, v) in extra { c[k] = v }
+        c = c.filter { !$0.value.isEmpty }  // "" leaves the key out
         var s = ["command-timeout": "10", "filter-interval": "0.2", "maintain-interval": "300", "profiles-dir": profiles.path]
         for (k, v) in settings { s[k] = v }
         let daemon = try await DaemonProcess.start(on: bus, settings: s, connectivity: c)
