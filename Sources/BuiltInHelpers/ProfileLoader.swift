@@ -300,14 +300,14 @@ public enum InlineComments {
         var out: [String] = []
         var group = ""
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") { group = String(line.dropFirst().prefix { $0 != "]" }); continue }
             guard let eq = line.firstIndex(of: "=") else { continue }
             let value = line[line.index(after: eq)...].unicodeScalars
             let blankHash = zip(value, value.dropFirst()).contains { ($0 == " " || $0 == "\t") && $1 == "#" }
             guard blankHash else { continue }
-            let key = line[..<eq].trimmingCharacters(in: .whitespaces)
+            let key = line[..<eq].trimmingWhitespace
             out.append("\(file) line \(i + 1): [\(group)] \(key): the value contains ' #', which GKeyFile keeps as part of the value "
                 + "(there are no inline comments); if it is meant as a comment, move it to a line of its own starting with #")
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
+import HotspotCore
 import Glibc
 
 /// RFC 8910 over DHCPv4: a DHCPINFORM (RFC 2131 §3.4) asking for option 114 (the captive-portal
@@ -187,7 +188,7 @@ extension DHCPInform {
     static func hardwareAddress(_ interface: String?) -> [UInt8]? {
         guard let interface, !interface.contains("/"), !interface.hasPrefix("."),
               let text = try? String(contentsOfFile: "/sys/class/net/\(interface)/address", encoding: .utf8) else { return nil }
-        let bytes = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ":").compactMap { UInt8($0, radix: 16) }
+        let bytes = text.trimmingWhitespace.split(separator: ":").compactMap { UInt8($0, radix: 16) }
         return bytes.count == 6 && bytes.contains { $0 != 0 } ? bytes : nil
     }
 
