@@ -73,7 +73,7 @@ public enum Daemon {
         // The probe set and whether to probe periodically follow NetworkManager's own
         // connectivity check (ProbePolicy), now and whenever it changes.
         let nmCheck = await networkManager.client.connectivityCheckSettings()
-        let policy = ProbePolicy.decide(configured: settings.probes, networkManager: nmCheck.map { .init(enabled: $0.enabled, uri: $0.uri) })
+        let policy = ProbePolicy.decide(configured: settings.probes, networkManager: nmCheck)
         let monitor = ConnectivityMonitor(settings: settings, policy: policy, dnsLookup: { [weak networkManager] name in
             await networkManager?.dnsServers(interface: name) ?? []
         }, capportURL: { ssid in
@@ -88,7 +88,7 @@ public enum Daemon {
         if let changes = try? await networkManager.client.followConnectivityCheckSettings() {
             Task { [weak monitor, weak engine] in
                 for await check in changes {
-                    let next = ProbePolicy.decide(configured: settings.probes, networkManager: check.map { .init(enabled: $0.enabled, uri: $0.uri) })
+                    let next = ProbePolicy.decide(configured: settings.probes, networkManager: check)
                     guard let monitor, await monitor.policy != next else { continue }
                     log.info("connectivity: NetworkManager's check changed; \(next.explanation)")
                     await monitor.apply(next)

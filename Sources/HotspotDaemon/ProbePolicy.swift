@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Connectivity
+import NetworkManager
 
 /// Which endpoints the connectivity monitor probes, and whether it probes periodically: privacy
 /// by default (issue 11 item 7). Pure; `Daemon` feeds it the configuration and NetworkManager's
@@ -30,12 +31,8 @@ public struct ProbePolicy: Sendable, Equatable {
     }
 
     /// NetworkManager's connectivity settings (manager properties `ConnectivityCheckEnabled`
-    /// and `ConnectivityCheckUri`).
-    public struct NetworkManagerCheck: Sendable, Equatable {
-        public var enabled: Bool
-        public var uri: String
-        public init(enabled: Bool, uri: String) { self.enabled = enabled; self.uri = uri }
-    }
+    /// and `ConnectivityCheckUri`), as the NetworkManager module reads them.
+    public typealias NetworkManagerCheck = ConnectivityCheckSettings
 
     /// The probe NetworkManager's URI makes: what NetworkManager itself accepts as online
     /// (`X-NetworkManager-Status: online`, its default `response=` text, or an empty 204).
