@@ -412,6 +412,23 @@ public actor Connection {
         return stream
     }
 
+    /// One stream for signals matching any of `rules`, in the order they arrived: what one
+    /// stream per rule cannot give (each is consumed on its own). The rules must not overlap, or
+    /// a signal matching two of them comes twice. Every rule is accepted by the bus on return.
+    public func signals(matchingAny rules: [MatchRule],
+                        buffering: AsyncStream<Signal>.Continuation.BufferingPolicy = .unbounded) async throws -> AsyncStream<Signal> {
+        for rule in rules { try rule.validate() }
+        let (stream, continuation) = AsyncStream<Signal>.makeStream(bufferingPolicy: buffering)
+        let ids = rules.map { ($0.description, nextID()) }
+        continuation.onTermination = { [weak self] _ in
+            Task { for (key, id) in ids { await self?.unsubscribe(key: key, id: id) } }
+        }
+        for (rule, (_, id)) in zip(rules, ids) {
+            try await addSubscriber(rule) { sub in sub.streams[id] = continuation }
+        }
+        return stream
+    }
+
     private func nextID() -> UInt64 {
         nextSubscriberID += 1
         return nextSubscriberID

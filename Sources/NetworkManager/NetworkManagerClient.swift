@@ -216,10 +216,11 @@ public actor NetworkManagerClient {
         ]
         guard let inputs else { return }
         let intake = SignalIntake(capacity: signalCapacity)
-        for rule in rules {
-            let stream = try await connection.signals(matching: rule)
-            signalTasks.append(Task { await Self.forward(stream, to: inputs, epoch: epoch, through: intake) })
-        }
+        // One stream for the four (disjoint) rules: signals are handled in the order NetworkManager
+        // sent them. With a stream and a forwarding task per rule, a device's StateChanged could
+        // overtake the PropertiesChanged sent before it.
+        let stream = try await connection.signals(matchingAny: rules)
+        signalTasks.append(Task { await Self.forward(stream, to: inputs, epoch: epoch, through: intake) })
     }
 
     /// Moves signals from one match rule's stream to the input queue through the intake's bound.
