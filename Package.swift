@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "Connectivity", dependencies: ["CCurl", "CAres", "HotspotCore"], swiftSettings: strict),
 
         // The simulated hotspot: a captive-portal HTTP server with many modes.
-        .target(name: "PortalSimulator", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], swiftSettings: strict),
+        .target(name: "PortalSimulator", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], path: "Tools/PortalSimulator", swiftSettings: strict),
 
         // The D-Bus contract shared by the daemon and helpers: names, and the wire form of
         // commands and responses (dbus/org.freedesktop.NetworkManager.HotspotHelper.xml).
@@ -77,16 +77,16 @@ let package = Package(
         .target(name: "HotspotHelperKit", dependencies: ["DBus", "HotspotCore", "HotspotProtocol"], swiftSettings: strict),
 
         // Test support for the project's own tests: private buses, dbusmock, subprocesses.
-        .target(name: "BusTestKit", dependencies: ["DBus", "CDBus", "HotspotCore", "HotspotHelperKit"], swiftSettings: strict),
+        .target(name: "HotspotTesting", dependencies: ["DBus", "CDBus", "HotspotCore", "HotspotHelperKit"], path: "Tests/HotspotTesting", swiftSettings: strict),
 
         .executableTarget(name: "hotspot-example-helper", dependencies: [
             "HotspotHelperKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], swiftSettings: strict),
+        ], path: "Examples/hotspot-example-helper", swiftSettings: strict),
         .executableTarget(name: "hotspot-portal-sim", dependencies: [
             "PortalSimulator", "Connectivity", "BenchKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], swiftSettings: strict),
+        ], path: "Tools/hotspot-portal-sim", swiftSettings: strict),
         .executableTarget(name: "hotspot-demo", dependencies: [
-            "BusTestKit", "DBus", "HotspotProtocol", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "HotspotTesting", "DBus", "HotspotProtocol", "Connectivity", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Tools/hotspot-demo", swiftSettings: strict),
         // Fuzz targets for everything the daemon parses, and their driver.
         .target(name: "FuzzTargets", dependencies: ["DBus", "HotspotCore", "HotspotProtocol", "HotspotDaemon", "NetworkManager", "Connectivity",
@@ -95,10 +95,10 @@ let package = Package(
         .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .executableTarget(name: "hotspot-fuzz", dependencies: ["FuzzTargets", "CLibFuzzer"], path: "Fuzz/hotspot-fuzz", swiftSettings: strict),
         .executableTarget(name: "daemon-benchmark", dependencies: [
-            "BenchKit", "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
+            "BenchKit", "HotspotTesting", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
         ], path: "Benchmarks/daemon-benchmark", swiftSettings: strict),
-        .executableTarget(name: "profiles-benchmark", dependencies: ["BenchKit", "BuiltInHelpers", "HotspotCore", "BusTestKit"], path: "Benchmarks/profiles-benchmark", swiftSettings: strict),
-        .executableTarget(name: "dbus-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "BusTestKit"], path: "Benchmarks/dbus-benchmark", swiftSettings: strict),
+        .executableTarget(name: "profiles-benchmark", dependencies: ["BenchKit", "BuiltInHelpers", "HotspotCore", "HotspotTesting"], path: "Benchmarks/profiles-benchmark", swiftSettings: strict),
+        .executableTarget(name: "dbus-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "HotspotTesting"], path: "Benchmarks/dbus-benchmark", swiftSettings: strict),
 
         // Desktop and distribution (issue 6): a client of the daemon's D-Bus API shared by
         // hotspotctl and the session agent, the two executables, and their tests (which also
@@ -128,7 +128,7 @@ let package = Package(
         .executableTarget(name: "hotspot-helper", dependencies: ["HotspotCtlCommand", "HotspotAgentCommand", "HotspotDaemonCommand", "ProgramSupport"],
                           swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: [
-            "HotspotClient", "HotspotCtlCommand", "HotspotDaemonCommand", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "BusTestKit",
+            "HotspotClient", "HotspotCtlCommand", "HotspotDaemonCommand", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "HotspotTesting",
         ], swiftSettings: strict),
 
         // Load, soak and the benchmark report (issue 7): figures in one machine-readable form and
@@ -136,26 +136,26 @@ let package = Package(
         // report that runs every benchmark and merges their figures into one table (bench-report).
         .target(name: "BenchKit", path: "Benchmarks/BenchKit", swiftSettings: strict),
         .executableTarget(name: "hotspot-stress", dependencies: [
-            "BenchKit", "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit", "Connectivity",
+            "BenchKit", "HotspotTesting", "DBus", "HotspotProtocol", "HotspotHelperKit", "Connectivity",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/hotspot-stress", swiftSettings: strict),
         .executableTarget(name: "bench-report", dependencies: ["BenchKit"], path: "Benchmarks/bench-report", swiftSettings: strict),
         // The package's footprint (issue 12): .deb and installed size, the packaged daemon's memory,
         // idle wake-ups and start time.
         .executableTarget(name: "footprint-benchmark", dependencies: [
-            "BenchKit", "BusTestKit", "DBus", "HotspotProtocol", "HotspotHelperKit",
+            "BenchKit", "HotspotTesting", "DBus", "HotspotProtocol", "HotspotHelperKit",
         ], path: "Benchmarks/footprint-benchmark", swiftSettings: strict),
 
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "BusTestKit"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "HotspotTesting"], swiftSettings: strict),
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),
-        .testTarget(name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "BusTestKit"], swiftSettings: strict),
-        .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "PortalSimulator", "BusTestKit"], swiftSettings: strict),
-        .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "BusTestKit"], swiftSettings: strict),
+        .testTarget(name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "HotspotTesting"], swiftSettings: strict),
+        .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "PortalSimulator", "HotspotTesting"], swiftSettings: strict),
+        .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "HotspotTesting"], swiftSettings: strict),
         // Built-in helpers and connectivity through the daemon: profiles, sign-in, portal simulator end to end.
         .testTarget(name: "BuiltInHelperTests", dependencies: [
             "BuiltInHelpers", "HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "Connectivity", "PortalSimulator",
-            "DBus", "BusTestKit",
+            "DBus", "HotspotTesting",
         ], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "BusTestKit"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "HotspotTesting"], swiftSettings: strict),
     ]
 )

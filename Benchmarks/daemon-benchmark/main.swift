@@ -7,7 +7,7 @@
 //  (c) the daemon's resident memory idle and with 64 helpers registered.
 // Prints figures and ratios; asserts nothing.
 import BenchKit
-import BusTestKit
+import HotspotTesting
 import DBus
 import Foundation
 import HotspotCore

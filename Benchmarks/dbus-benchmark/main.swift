@@ -3,7 +3,7 @@
 // beside the same calls made with plain blocking libdbus (dbus_connection_send_with_reply_and_block)
 // in the same run, on a private dbus-daemon. Prints figures and ratios; asserts nothing.
 import BenchKit
-import BusTestKit
+import HotspotTesting
 import CDBus
 import DBus
 import Foundation

@@ -5,7 +5,7 @@
 // measured is the stripped binary `make deb` staged (debian-build/root), on a private bus with
 // python-dbusmock's NetworkManager (one Wi-Fi device, nothing joined).
 import BenchKit
-import BusTestKit
+import HotspotTesting
 import DBus
 import Foundation
 import HotspotHelperKit

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import BenchKit
-import BusTestKit
+import HotspotTesting
 import DBus
 import Foundation
 import HotspotProtocol

@@ -4,7 +4,7 @@
 // loaded beside the same daemon without profiles. Prints figures and ratios; asserts nothing.
 import BenchKit
 import BuiltInHelpers
-import BusTestKit
+import HotspotTesting
 import Foundation
 import HotspotCore
 

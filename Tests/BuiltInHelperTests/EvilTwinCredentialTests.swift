@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import BuiltInHelpers
-import BusTestKit
+import HotspotTesting
 import Connectivity
 import Foundation
 import HotspotCore

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import BusTestKit
+import HotspotTesting
 import Connectivity
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import BusTestKit
+import HotspotTesting
 import CDBus
 @_spi(Fuzzing) import DBus
 import Foundation

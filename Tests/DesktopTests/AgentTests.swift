@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import BusTestKit
+import HotspotTesting
 import DBus
 import Foundation
 import HotspotCore

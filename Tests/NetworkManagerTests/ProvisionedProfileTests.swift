@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-import BusTestKit
+import HotspotTesting
 import Glibc
 import DBus
 import NetworkManager
 import Testing
 
 /// The provisioned profile's shape, and the profile calls against python-dbusmock's
-/// NetworkManager with AddConnection2/Update2 added (BusTestKit's `addProfileMethods`).
+/// NetworkManager with AddConnection2/Update2 added (HotspotTesting's `addProfileMethods`).
 struct ProvisionedProfileModelTests {
     static let spec = ProvisionedProfileSpec(ssid: bytes("Coffee\u{1}Shop"), keyManagement: .wpaPSK, password: "hunter2-longer", helper: "com.example.coffee")
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
-import BusTestKit
+import HotspotTesting
 import DBus
 import Foundation
 import HotspotProtocol
