@@ -36,7 +36,7 @@ final class BusPublisher: Sendable {
                     guard case .objectPath(let path) = call.body[0], let options = call.body[1].varDict else { return [] }
                     let engine = try liveEngine()
                     let caller = try? await bus.credentials(of: call.sender)
-                    let registration = try await engine.validateRegistration(options, uid: caller?.uid, pid: caller?.pid)
+                    let registration = try await engine.validateRegistration(options, uid: caller?.uid)
                     try await authorizer.require(.registerHelper, for: call, details: registration.polkitDetails)
                     try await engine.register(sender: call.sender, path: path, registration)
                     return []

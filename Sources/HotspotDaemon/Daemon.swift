@@ -40,21 +40,21 @@ public enum Daemon {
         }
         log.info("hotspot-helperd \(BusPublisher.version) running on \(bus.uniqueName) as \(HotspotContract.busName); state in \(configuration.stateDirectory)")
         let following = Task { await networkManager.follow() }
-        let builtIns = await startBuiltIns(configuration: configuration, engine: engine, networkManager: networkManager, log: log)
+        await startBuiltIns(configuration: configuration, engine: engine, networkManager: networkManager, log: log)
 
         let reason = if let stop { await firstOf(stop, disconnection: bus) } else { await firstOf(signals: [SIGTERM, SIGINT], disconnection: bus) }
         log.info("shutting down: \(reason)")
         following.cancel()
         await networkManager.provisioner.withdrawAll(waitingAtMost: .seconds(5))
-        for helper in builtIns { try? await helper.unregister(); await helper.connection.close() }
         if await bus.isConnected { try? await bus.releaseName(HotspotContract.busName) }
         await bus.close()
     }
 
-    /// Loads the profiles, starts the connectivity monitor and registers the built-in helpers on
-    /// connections of their own, like any other helper. Problems are logged; the daemon runs on.
+    /// Loads the profiles, starts the connectivity monitor and registers the built-in helpers in
+    /// the daemon: the same helper protocol as helpers on the bus, without the bus. Problems are
+    /// logged; the daemon runs on.
     static func startBuiltIns(configuration: DaemonConfiguration, engine: Engine, networkManager: NetworkManagerBridge,
-                              log: Logger) async -> [HotspotHelper] {
+                              log: Logger) async {
         let wantsProfiles = configuration.builtinHelpers.contains("profiles")
         let profiles = wantsProfiles ? ProfileLoader.load(directory: configuration.profilesDirectory) : ProfileSet()
         for problem in profiles.problems { log.error("\(problem)") }
@@ -67,7 +67,7 @@ public enum Daemon {
             if !configuration.builtinHelpers.isEmpty {
                 log.warning("connectivity checks are off ([connectivity] enabled=false), so the built-in helpers are not started")
             }
-            return []
+            return
         }
         let index = profiles.index
         // The probe set and whether to probe periodically follow NetworkManager's own
@@ -98,29 +98,20 @@ public enum Daemon {
         }
         let environment = DaemonPortalEnvironment(monitor: monitor, settings: settings, probes: policy.probes)
         let helperLog: @Sendable (String) -> Void = { log.info("\(UntrustedText.forLog($0, limit: 400))") }
-        var started: [HotspotHelper] = []
         for name in configuration.builtinHelpers {
-            do {
-                let connection = try Connection.system()
-                switch name {
-                case "profiles":
-                    let helper = ProfileHelper(profiles: profiles, environment: environment, log: helperLog)
-                    started.append(try await HotspotHelper.register(options: ProfileHelper.options, connection: connection,
-                                                                    handlerPath: "/org/freedesktop/NetworkManager/HotspotHelper/BuiltIn/Profiles") {
-                        helper.handle($0)
-                    })
-                default:
-                    let helper = PortalHelper(environment: environment, log: helperLog)
-                    started.append(try await HotspotHelper.register(options: PortalHelper.options, connection: connection,
-                                                                    handlerPath: "/org/freedesktop/NetworkManager/HotspotHelper/BuiltIn/Portal") {
-                        helper.handle($0)
-                    })
-                }
-            } catch {
+            let helper: InProcessHelper
+            switch name {
+            case "profiles":
+                let profileHelper = ProfileHelper(profiles: profiles, environment: environment, log: helperLog)
+                helper = InProcessHelper(options: ProfileHelper.options) { profileHelper.handle($0) }
+            default:
+                let portalHelper = PortalHelper(environment: environment, log: helperLog)
+                helper = InProcessHelper(options: PortalHelper.options) { portalHelper.handle($0) }
+            }
+            do { try await engine.register(inProcess: helper) } catch {
                 log.error("built-in helper '\(name)' could not register: \(error)")
             }
         }
-        return started
     }
 
     /// Waits for `stop` or the bus connection ending, whichever comes first.

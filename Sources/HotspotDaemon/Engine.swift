@@ -5,6 +5,7 @@ import DBus
 import Glibc
 #endif
 import HotspotCore
+import HotspotHelperKit
 import HotspotProtocol
 import Logging
 
@@ -33,11 +34,25 @@ struct InterfaceRecord: Sendable {
 
 /// Where a registered helper receives commands.
 struct HelperEndpoint: Sendable {
-    var uniqueName: String
-    var path: ObjectPath
+    enum Route: Sendable {
+        /// A helper process: `HandleCommand` on its connection, watched until it leaves the bus.
+        case bus(uniqueName: String, path: ObjectPath, watch: Task<Void, Never>)
+        /// A built-in helper: called in the daemon, so its answers never cross the bus.
+        case inProcess(InProcessHelper)
+    }
+    var route: Route
     var displayName: String
     var purpose: String?
-    var watch: Task<Void, Never>
+
+    /// The helper's connection, for helpers on the bus.
+    var uniqueName: String? {
+        if case .bus(let name, _, _) = route { return name }
+        return nil
+    }
+
+    func stopWatching() {
+        if case .bus(_, _, let watch) = route { watch.cancel() }
+    }
 }
 
 /// The daemon's heart: feeds events to the pure core and carries out its effects — commands to
@@ -231,8 +246,8 @@ public actor Engine {
     // MARK: - Requests from the bus (already authorised)
 
     /// Checks RegisterHelper's options before polkit is asked, so the dialog can show them.
-    func validateRegistration(_ options: [String: DBusValue], uid: UInt32?, pid: UInt32?) throws -> HelperRegistrationRequest {
-        try HelperRegistrationRequest(options: options, uid: uid, pid: pid)
+    func validateRegistration(_ options: [String: DBusValue], uid: UInt32?) throws -> HelperRegistrationRequest {
+        try HelperRegistrationRequest(options: options, uid: uid)
     }
 
     func register(sender: String, path: ObjectPath, _ request: HelperRegistrationRequest) async throws {
@@ -269,24 +284,46 @@ public actor Engine {
             watch.cancel()
             throw HotspotError(.alreadyRegistered, "a helper with identifier '\(identifier)' or from this connection registered meanwhile")
         }
-        // Known before the core hears of it: registering may send it commands at once.
-        helpers[id] = HelperEndpoint(uniqueName: sender, path: path, displayName: display, purpose: request.purpose, watch: watch)
+        let endpoint = HelperEndpoint(route: .bus(uniqueName: sender, path: path, watch: watch), displayName: display, purpose: request.purpose)
+        try await admit(id, endpoint, commands: commands)
         if let uid = request.uid, identifierOwners[id] == nil || uid != 0 { identifierOwners[id] = uid }
-        let effects = await handle(.helperRegistered(HelperRegistration(identifier: id, displayName: display, commands: commands)))
+        log.info("helper '\(UntrustedText.forLog(display))' (\(UntrustedText.forLog(id.rawValue))) registered from \(sender) at \(path)")
+        await publishHelpers()
+    }
+
+    /// Registers a built-in helper, called in the daemon rather than over the bus (issue 13
+    /// item 5): what it answers, a profile's password included, leaves the daemon only through
+    /// NetworkManager's secret-agent call.
+    func register(inProcess helper: InProcessHelper) async throws {
+        let id = HelperID(helper.identifier)
+        guard helpers[id] == nil else {
+            throw HotspotError(.alreadyRegistered, "the built-in helper '\(id)' is already registered")
+        }
+        let commands = helper.options.commands ?? Set(CommandType.allCases)
+        let endpoint = HelperEndpoint(route: .inProcess(helper), displayName: helper.options.displayName, purpose: helper.options.purpose)
+        try await admit(id, endpoint, commands: commands)
+        identifierOwners[id] = 0
+        log.info("built-in helper '\(helper.options.displayName)' (\(id.rawValue)) registered in the daemon")
+        await publishHelpers()
+    }
+
+    /// Records the endpoint, then tells the core (which may send commands at once, so the
+    /// endpoint must be known first); undone when the core declines.
+    private func admit(_ id: HelperID, _ endpoint: HelperEndpoint, commands: Set<CommandType>) async throws {
+        helpers[id] = endpoint
+        let effects = await handle(.helperRegistered(HelperRegistration(identifier: id, displayName: endpoint.displayName, commands: commands)))
         for case .requestDeclined(.registration(_, let reason)) in effects {
-            watch.cancel()
+            endpoint.stopWatching()
             helpers[id] = nil
             throw HotspotError(.alreadyRegistered, reason)
         }
-        log.info("helper '\(UntrustedText.forLog(display))' (\(UntrustedText.forLog(id.rawValue))) registered from \(sender) at \(path)")
-        await publishHelpers()
     }
 
     func unregister(sender: String) async throws {
         guard let (id, h) = helpers.first(where: { $0.value.uniqueName == sender }) else {
             throw HotspotError(.notRegistered, "this connection is not registered as a helper")
         }
-        h.watch.cancel()
+        h.stopWatching()
         helpers[id] = nil
         log.info("helper \(UntrustedText.forLog(id.rawValue)) unregistered")
         await handle(.helperUnregistered(id))
@@ -446,7 +483,7 @@ public actor Engine {
 
     private func send(_ request: CommandRequest) {
         log.debug("\(request.interface): sending \(request.command.rawValue) \(request.token) to \(request.helper)")
-        guard let endpoint = helpers[request.helper], let helperName = try? BusName(endpoint.uniqueName) else {
+        guard let endpoint = helpers[request.helper] else {
             // Cannot happen while endpoints are recorded before the core learns of a helper and
             // removed before it hears it left; if it does, the command's deadline ends it.
             log.error("\(request.interface): no endpoint for helper \(request.helper); \(request.command.rawValue) \(request.token) not sent")
@@ -454,14 +491,36 @@ public actor Engine {
         }
         let wire = WireCommand(type: request.command, interface: request.interface.rawValue, network: request.network,
                                isChosenHelper: request.isChosenHelper, networks: request.networks, deadline: request.deadline)
+        let started = ContinuousClock.now
+        let helperPath: ObjectPath
+        let helperName: BusName
+        switch endpoint.route {
+        case .inProcess(let helper):
+            let task = Task { [weak self] in
+                let response = await helper.answer(wire)
+                // The same checks as an answer from the bus (caps, claims only for networks asked about).
+                let outcome: CommandOutcome
+                do { outcome = .answered(try WireResponse.decode(response.encode(), answering: wire)) } catch let error as WireError {
+                    outcome = .malformed(error.problem)
+                } catch {
+                    outcome = .malformed("\(error)")
+                }
+                await self?.commandFinished(request, outcome: outcome)
+            }
+            inflight[request.token] = (task, started, request)
+            return
+        case .bus(let uniqueName, let path, _):
+            guard let name = try? BusName(uniqueName) else { return }
+            helperName = name
+            helperPath = path
+        }
         // The core's deadline timer decides; the D-Bus timeout only backs it up.
         let timeout = request.deadline.map { $0 + .seconds(2) } ?? .seconds(7 * 24 * 3600)
         let bus = self.bus
-        let started = ContinuousClock.now
         let task = Task { [weak self] in
             let outcome: CommandOutcome
             do {
-                let reply = try await bus.call(destination: helperName, path: endpoint.path, interface: HotspotContract.handlerInterface,
+                let reply = try await bus.call(destination: helperName, path: helperPath, interface: HotspotContract.handlerInterface,
                                                member: "HandleCommand", body: [wire.encode()], timeout: timeout)
                 guard reply.count == 1 else { throw WireError("HandleCommand returned \(reply.count) values") }
                 outcome = .answered(try WireResponse.decode(reply[0], answering: wire))
@@ -518,7 +577,7 @@ public actor Engine {
             await handle(.helperTimedOut(request.token))
         case .vanished:
             await completed(request, result: "helper-left", seconds: secs)
-            if let h = helpers[request.helper] { await helperVanished(request.helper, uniqueName: h.uniqueName) }
+            if let name = helpers[request.helper]?.uniqueName { await helperVanished(request.helper, uniqueName: name) }
         }
     }
 }

@@ -1,7 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-#if canImport(Glibc)
-import Glibc
-#endif
 import DBus
 import HotspotCore
 import HotspotProtocol
@@ -23,8 +20,8 @@ struct HelperRegistrationRequest: Sendable {
     /// Identifiers of this prefix belong to the daemon's own built-in helpers.
     static let reservedPrefix = "builtin."
 
-    /// Parses and bounds `options`; `pid` tells whether the caller is the daemon itself.
-    init(options: [String: DBusValue], uid: UInt32?, pid: UInt32?) throws(HotspotError) {
+    /// Parses and bounds `options`.
+    init(options: [String: DBusValue], uid: UInt32?) throws(HotspotError) {
         guard let display = options["DisplayName"]?.string, !display.isEmpty else {
             throw HotspotError(.invalidArgs, "RegisterHelper needs the option DisplayName (a non-empty string)")
         }
@@ -37,7 +34,8 @@ struct HelperRegistrationRequest: Sendable {
             throw HotspotError(.invalidArgs, "Identifier must be 1 to \(Self.maximumIdentifierLength) bytes")
         }
         try Self.refuseControlCharacters(identifier, option: "Identifier")
-        if identifier.hasPrefix(Self.reservedPrefix), pid.map({ Int32(bitPattern: $0) }) != getpid() {
+        // The built-in helpers run in the daemon and never register over the bus (issue 13 item 5).
+        if identifier.hasPrefix(Self.reservedPrefix) {
             throw HotspotError(.notAllowed, "identifiers starting with '\(Self.reservedPrefix)' belong to the daemon's built-in helpers; "
                                + "choose another Identifier (a reverse-DNS name such as com.example.hotspot)")
         }

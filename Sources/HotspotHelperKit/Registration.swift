@@ -46,12 +46,7 @@ public actor HotspotHelper {
                 do { wire = try WireCommand.decode(call.body[0]) } catch {
                     throw DBusError.remote(name: DBusErrorName.invalidArgs, message: "malformed command: \(error)")
                 }
-                let slot = ReplySlot()
-                let response = await withCheckedContinuation { (c: CheckedContinuation<WireResponse, Never>) in
-                    slot.arm(c)
-                    handler(HotspotHelperCommand(wire, slot: slot))
-                }
-                return [response.encode()]
+                return [await answer(wire, handler: handler).encode()]
             },
         ])
     }
