@@ -8,14 +8,20 @@ extension NetworkManagerClient {
         guard let entries = value.dictEntries else { return nil }
         var out: [ObjectPath: [String: [String: DBusValue]]] = [:]
         for entry in entries {
-            guard let path = entry.key.objectPath, let interfaces = entry.value.dictEntries else { continue }
-            var byInterface: [String: [String: DBusValue]] = [:]
-            for i in interfaces {
-                if let name = i.key.string, let props = i.value.varDict { byInterface[name] = props }
-            }
-            out[path] = byInterface
+            guard let path = entry.key.objectPath, let interfaces = decodeInterfaces(entry.value) else { continue }
+            out[path] = interfaces
         }
         return out
+    }
+
+    /// One object's interfaces and their properties (`a{sa{sv}}`, as in `InterfacesAdded`).
+    static func decodeInterfaces(_ value: DBusValue) -> [String: [String: DBusValue]]? {
+        guard let interfaces = value.dictEntries else { return nil }
+        var byInterface: [String: [String: DBusValue]] = [:]
+        for i in interfaces {
+            if let name = i.key.string, let props = i.value.varDict { byInterface[name] = props }
+        }
+        return byInterface
     }
 
     static func makeDevice(_ path: ObjectPath, _ device: [String: DBusValue], _ wireless: [String: DBusValue]) -> WifiDevice {

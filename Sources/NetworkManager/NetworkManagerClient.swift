@@ -58,6 +58,14 @@ public actor NetworkManagerClient {
         var knownProfiles: Set<ObjectPath> = []
         /// `GetManagedObjects` while the snapshot is being read.
         var managedObjects: [ObjectPath: [String: [String: DBusValue]]]?
+        /// Devices, active connections and profiles as last announced (see NetworkManagerObjects).
+        var objects = NetworkManagerObjects()
+        /// True when NetworkManager answered `GetManagedObjects`: then `InterfacesAdded` and
+        /// `InterfacesRemoved` keep ``objects`` complete (older versions are read with GetAll).
+        var followsObjects = false
+        /// Profiles' settings read with `GetSettings`, until NetworkManager says one changed
+        /// (`Updated`) or went away: a profile joined again is not read again.
+        var settings: [ObjectPath: ConnectionSettings] = [:]
 
         func accessPoint(_ path: ObjectPath) -> AccessPoint? {
             accessPointProperties[path].flatMap { AccessPoint(path: path, properties: $0) }
@@ -213,6 +221,10 @@ public actor NetworkManagerClient {
             MatchRule(sender: owner, path: NetworkManagerNames.managerPath, interface: NetworkManagerNames.manager),
             MatchRule(sender: owner, interface: NetworkManagerNames.device, member: "StateChanged"),
             MatchRule(sender: owner, interface: NetworkManagerNames.wireless),
+            // Objects appearing and going (active connections, profiles) and profiles changing:
+            // what keeps the model current without reads (NetworkManagerObjects).
+            MatchRule(sender: owner, path: NetworkManagerNames.objectManagerPath, interface: NetworkManagerNames.objectManager),
+            MatchRule(sender: owner, interface: NetworkManagerNames.settingsConnection, member: "Updated"),
         ]
         guard let inputs else { return }
         let intake = SignalIntake(capacity: signalCapacity)
@@ -241,6 +253,8 @@ public actor NetworkManagerClient {
         if let reply = try? await call(owner, NetworkManagerNames.objectManagerPath, NetworkManagerNames.objectManager, "GetManagedObjects"),
            let objects = reply.first.flatMap(Self.decodeManagedObjects) {
             model.managedObjects = objects
+            for (path, interfaces) in objects { model.objects.added(path, interfaces) }
+            model.followsObjects = true
         }
         defer { if epoch == myEpoch { model.managedObjects = nil } }
         do {
@@ -250,7 +264,7 @@ public actor NetworkManagerClient {
             return
         }
         guard epoch == myEpoch else { return }
-        model.knownProfiles = await listProfiles() ?? []
+        model.knownProfiles = await currentProfiles() ?? []
         var devices = model.manager["Devices"]?.objectPaths
         if devices == nil {
             devices = try? await call(owner, NetworkManagerNames.managerPath, NetworkManagerNames.manager, "GetDevices").first?.objectPaths
@@ -323,7 +337,7 @@ public actor NetworkManagerClient {
         record.device.state = state
         model.devices[path] = record
         emit(.deviceStateChanged(device: path, state: state, previous: reconciling ? previous : old, reason: reason))
-        if state.rawValue < DeviceState.prepare.rawValue, let profiles = await listProfiles(), epoch == myEpoch {
+        if state.rawValue < DeviceState.prepare.rawValue, let profiles = await currentProfiles(), epoch == myEpoch {
             model.knownProfiles = profiles
         }
         guard epoch == myEpoch, var current = model.devices[path] else { return }
@@ -359,10 +373,7 @@ public actor NetworkManagerClient {
         }
         let settingsPath = active["Connection"]?.nonRootPath
         var settings: ConnectionSettings?
-        if let settingsPath, let owner {
-            settings = try? await call(owner, settingsPath, NetworkManagerNames.settingsConnection, "GetSettings")
-                .first.flatMap(SettingsCoding.decode)
-        }
+        if let settingsPath { settings = await connectionSettings(settingsPath) }
         guard epoch == myEpoch, var record = model.devices[path], roamed || !record.activated else { return }
         if !device.isEmpty {
             var fresh = Self.makeDevice(path, device, wireless)
@@ -471,6 +482,22 @@ public actor NetworkManagerClient {
             if let path = signal.body.first?.objectPath { await addDevice(path) }
         case (NetworkManagerNames.manager.rawValue, "DeviceRemoved"):
             if let path = signal.body.first?.objectPath { removeDevice(path) }
+        case (NetworkManagerNames.objectManager.rawValue, "InterfacesAdded"):
+            guard signal.body.count == 2, let path = signal.body[0].objectPath, let interfaces = Self.decodeInterfaces(signal.body[1]) else { return }
+            model.objects.added(path, interfaces)
+            if reconciling {
+                // Possibly older than the snapshot: read afresh when needed.
+                for name in interfaces.keys { model.objects.forget(path, name) }
+            } else if let profile = interfaces[NetworkManagerNames.activeConnection.rawValue]?["Connection"]?.nonRootPath {
+                // An activation began: read its profile now, not when the device is up.
+                _ = await connectionSettings(profile)
+            }
+        case (NetworkManagerNames.objectManager.rawValue, "InterfacesRemoved"):
+            guard signal.body.count == 2, let path = signal.body[0].objectPath, let names = signal.body[1].strings else { return }
+            model.objects.removed(path, names)
+            if names.contains(NetworkManagerNames.settingsConnection.rawValue) { model.settings[path] = nil }
+        case (NetworkManagerNames.settingsConnection.rawValue, "Updated"):
+            model.settings[signal.path] = nil
         case (NetworkManagerNames.device.rawValue, "StateChanged"):
             guard signal.body.count == 3, let new = signal.body[0].uint32, let old = signal.body[1].uint32,
                   let reason = signal.body[2].uint32 else { return }
@@ -482,6 +509,11 @@ public actor NetworkManagerClient {
     }
 
     private func propertiesChanged(_ path: ObjectPath, _ interface: String, _ changed: [String: DBusValue], _ invalidated: [String]) async {
+        if reconciling {
+            model.objects.forget(path, interface)  // possibly older than the snapshot
+        } else {
+            model.objects.changed(path, interface, changed, invalidated: invalidated)
+        }
         switch interface {
         case NetworkManagerNames.manager.rawValue where path == NetworkManagerNames.managerPath:
             model.manager.merge(changed) { $1 }
@@ -554,6 +586,23 @@ public actor NetworkManagerClient {
 
     // MARK: - Reading
 
+    /// The saved profiles: from the model when NetworkManager keeps it current, else read.
+    private func currentProfiles() async -> Set<ObjectPath>? {
+        if model.followsObjects { return model.objects.profiles }
+        return await listProfiles()
+    }
+
+    /// A profile's settings: held since the last read unless NetworkManager said they changed.
+    private func connectionSettings(_ path: ObjectPath) async -> ConnectionSettings? {
+        if let held = model.settings[path] { return held }
+        guard let owner else { return nil }
+        let myEpoch = epoch
+        guard let settings = try? await call(owner, path, NetworkManagerNames.settingsConnection, "GetSettings").first.flatMap(SettingsCoding.decode)
+        else { return nil }
+        if epoch == myEpoch { model.settings[path] = settings }
+        return settings
+    }
+
     private func listProfiles() async -> Set<ObjectPath>? {
         guard let owner else { return nil }
         guard let reply = try? await call(owner, NetworkManagerNames.settingsPath, NetworkManagerNames.settings, "ListConnections"),
@@ -562,14 +611,18 @@ public actor NetworkManagerClient {
     }
 
     /// The properties of one interface: from the snapshot's `GetManagedObjects` while it is
-    /// being read, otherwise `GetAll` from the current owner.
+    /// being read; then from the model, which signals keep current; otherwise (and while signals
+    /// buffered during the snapshot are applied) `GetAll` from the current owner.
     private func properties(_ path: ObjectPath, _ interface: InterfaceName) async throws -> [String: DBusValue] {
         if let cached = model.managedObjects?[path]?[interface.rawValue] { return cached }
+        if !reconciling, let held = model.objects.properties(path, interface) { return held }
         guard let owner else { throw DBusError.disconnected("NetworkManager is not on the bus") }
+        let myEpoch = epoch
         let reply = try await call(owner, path, NetworkManagerNames.properties, "GetAll", [.string(interface.rawValue)])
         guard let props = reply.first?.varDict else {
             throw NetworkManagerError.malformedReply("GetAll(\(interface)) on \(path) answered \(reply.map(\.signature).joined())")
         }
+        if epoch == myEpoch { model.objects.read(path, interface, props) }
         return props
     }
 

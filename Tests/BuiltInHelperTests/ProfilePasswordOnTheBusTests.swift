@@ -23,7 +23,7 @@ struct ProfilePasswordOnTheBusTests {
         let s = try await PortalScenario.start(PortalSimulatorConfiguration(),
                                                profile: "[Office]\nssid=Office\npassword=\(Self.password)\n",
                                                beforeDaemon: { nm, client, _ in
-            monitorBox.monitor = try ManagedProcess.launch("/usr/bin/dbus-monitor", ["--address", nm.bus.address])
+            monitorBox.monitor = try await BusMonitor.start(on: nm.bus)
             monitorBox.nmName = try await client.nameOwner("org.freedesktop.NetworkManager")
         })
         defer { Task { await s.stop() } }
@@ -48,9 +48,9 @@ struct ProfilePasswordOnTheBusTests {
         #expect(psk == .string(Self.password))
         // A few more filter-scan-list rounds (filter-interval is 0.2 s), then read what the bus carried.
         try await Task.sleep(for: .seconds(1))
-        #expect(await monitor.waitForOutput(containing: Self.password, timeout: .seconds(5)), "dbus-monitor never saw the password")
+        #expect(await monitor.process.waitForOutput(containing: Self.password, timeout: .seconds(5)), "dbus-monitor never saw the password")
 
-        let carriers = DBusMonitorText.messages(in: monitor.output).filter { $0.text.contains(Self.password) }
+        let carriers = monitor.messages.filter { $0.text.contains(Self.password) }
         #expect(!carriers.isEmpty)
         for m in carriers {
             let fromDaemonToNM = m.sender == daemonName && m.destination == nmName
@@ -62,41 +62,13 @@ struct ProfilePasswordOnTheBusTests {
 
 /// What the scenario's set-up closure hands back: the monitor started before the daemon.
 final class MonitorBox: Sendable {
-    private let state = Mutex<(ManagedProcess?, String?)>((nil, nil))
-    var monitor: ManagedProcess? {
+    private let state = Mutex<(BusMonitor?, String?)>((nil, nil))
+    var monitor: BusMonitor? {
         get { state.withLock { $0.0 } }
         set { state.withLock { $0.0 = newValue } }
     }
     var nmName: String? {
         get { state.withLock { $0.1 } }
         set { state.withLock { $0.1 = newValue } }
-    }
-}
-
-/// dbus-monitor's text output split into messages: a header line (`method call time=… sender=…
-/// -> destination=… …`) followed by indented body lines.
-enum DBusMonitorText {
-    struct Message {
-        var header: String
-        var text: String
-        var kind: String { ["method call", "method return", "signal", "error"].first { header.hasPrefix($0) } ?? "" }
-        var sender: String { field("sender") }
-        var destination: String { field("destination") }
-        func field(_ name: String) -> String {
-            guard let r = header.range(of: "\(name)=") else { return "" }
-            return String(header[r.upperBound...].prefix { $0 != " " })
-        }
-    }
-
-    static func messages(in output: String) -> [Message] {
-        var result: [Message] = []
-        for line in output.split(separator: "\n", omittingEmptySubsequences: false) {
-            if let first = line.first, first != " " {
-                result.append(Message(header: String(line), text: String(line)))
-            } else if !result.isEmpty {
-                result[result.count - 1].text += "\n" + line
-            }
-        }
-        return result
     }
 }

@@ -74,7 +74,3 @@ struct BusFixture {
     }
 }
 
-extension Error {
-    /// The D-Bus error name of a thrown error, for assertions.
-    var dbusName: String? { (self as? DBus.DBusError)?.name }
-}

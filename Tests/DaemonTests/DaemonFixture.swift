@@ -36,6 +36,3 @@ struct DaemonFixture {
     }
 }
 
-extension Error {
-    var dbusName: String? { (self as? DBus.DBusError)?.name }
-}

@@ -98,10 +98,42 @@ extension DBusMock {
         if !existing.contains(where: { $0.rawValue == settingsPath }) {
             _ = try await mockCall(c, path: Self.networkManagerPath, "AddWiFiConnection", [.string(device), .string(name), .string(ssid), ""])
         }
-        _ = try await mockCall(c, path: Self.networkManagerPath, "AddActiveConnection", [
-            .strings([device]), .string(settingsPath), .string("/org/freedesktop/NetworkManager/AccessPoint/\(accessPoint)"),
-            .string(active), .uint32(2),
-        ])
+        try await activate(c, device: device, profile: settingsPath, accessPoint: "/org/freedesktop/NetworkManager/AccessPoint/\(accessPoint)",
+                           name: active)
         return settingsPath
     }
+
+    /// Activates `profile` on `device` in the order real NetworkManager announces it: the active
+    /// connection is exported (`InterfacesAdded`) and becomes the device's `ActiveConnection`
+    /// before the device reaches ACTIVATED. (The template's `AddActiveConnection` announces the
+    /// active connection only after the device's StateChanged.) Returns the active connection.
+    @discardableResult
+    public func activate(_ c: Connection, device: String, profile: String, accessPoint: String, name: String) async throws -> String {
+        let args: [DBusValue] = [.string(device), .string(profile), .string(accessPoint), .string(name)]
+        do {
+            return try await mockCall(c, path: Self.networkManagerPath, "ActivateInOrder", args).first?.string ?? ""
+        } catch where error.dbusName == DBusErrorName.unknownMethod {
+            try await addMethod(c, path: Self.networkManagerPath, interface: "org.freedesktop.DBus.Mock", name: "ActivateInOrder",
+                                inSignature: "ssss", outSignature: "s", code: Self.activateInOrder)
+            return try await mockCall(c, path: Self.networkManagerPath, "ActivateInOrder", args).first?.string ?? ""
+        }
+    }
+
+    static let activateInOrder = """
+        dev_path, conn_path, ap_path, name = args
+        nm = get_object('/org/freedesktop/NetworkManager')
+        s = get_object(conn_path).settings
+        ac = '/org/freedesktop/NetworkManager/ActiveConnection/' + name
+        nm.AddObject(ac, 'org.freedesktop.NetworkManager.Connection.Active', {
+            'Devices': dbus.Array([dbus.ObjectPath(dev_path)], signature='o'), 'Default6': False, 'Default': True,
+            'Type': s['connection']['type'], 'Vpn': False, 'Connection': dbus.ObjectPath(conn_path),
+            'Master': dbus.ObjectPath('/'), 'SpecificObject': dbus.ObjectPath(ap_path), 'Uuid': s['connection']['uuid'],
+            'State': dbus.UInt32(1), 'Id': s['connection']['id']}, [])
+        nm.object_manager_emit_added(ac)
+        acs = nm.Get('org.freedesktop.NetworkManager', 'ActiveConnections')
+        acs.append(dbus.ObjectPath(ac))
+        nm.SetProperty('/org/freedesktop/NetworkManager', 'org.freedesktop.NetworkManager', 'ActiveConnections', acs)
+        nm.SetDeviceActive(dev_path, ac)
+        ret = ac
+        """
 }

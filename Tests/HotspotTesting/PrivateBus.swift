@@ -196,3 +196,8 @@ public enum TestKitError: Error, CustomStringConvertible {
         }
     }
 }
+
+extension Error {
+    /// The D-Bus error name of a thrown error, for assertions.
+    public var dbusName: String? { (self as? DBus.DBusError)?.name }
+}

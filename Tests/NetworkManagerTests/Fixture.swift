@@ -196,10 +196,9 @@ extension NetworkManagerEvent {
 
 extension Error {
     /// The D-Bus error name of a failed call, however it is wrapped.
-    var dbusName: String? {
-        if let e = self as? DBus.DBusError { return e.name }
+    var nmErrorName: String? {
         if case .callFailed(_, _, let e)? = self as? NetworkManagerError { return e.name }
-        return nil
+        return dbusName
     }
 }
 

@@ -112,7 +112,7 @@ struct ProfileCallTests {
         var shortPassword = ProvisionedProfileSpec(ssid: bytes("Office"), keyManagement: .wpaPSK, password: "x", helper: "h")
             .settings(uuid: "6f1b0c52-3333-4000-8000-000000000003")
         await #expect { try await client.addProfile(shortPassword, flags: .inMemory) } throws: {
-            $0.dbusName == "org.freedesktop.NetworkManager.Settings.Connection.InvalidProperty" && !"\($0)".contains("password: \"x\"")
+            $0.nmErrorName == "org.freedesktop.NetworkManager.Settings.Connection.InvalidProperty" && !"\($0)".contains("password: \"x\"")
         }
         shortPassword["802-11-wireless-security"]?["psk"] = .string("long-enough-now")
         shortPassword["connection"]?["autoconnect-priorty"] = .int32(1)
@@ -129,7 +129,7 @@ struct ProfileCallTests {
             _ = try await client.addProfile(spec.settings(uuid: "6f1b0c52-2222-4000-8000-00000000c0de"), flags: .inMemory)
             Issue.record("AddConnection2 succeeded with no NetworkManager")
         } catch {
-            #expect(error.dbusName == "org.freedesktop.DBus.Error.ServiceUnknown", "\(error)")
+            #expect(error.nmErrorName == "org.freedesktop.DBus.Error.ServiceUnknown", "\(error)")
             #expect(!"\(error)".contains("do-not-show-me"))
         }
     }

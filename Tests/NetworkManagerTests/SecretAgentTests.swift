@@ -116,7 +116,7 @@ struct SecretAgentTests {
                 _ = try await Self.agentManager(f.nm, "CallGetSecrets", args)
                 Issue.record("a password was given for \(args[3])")
             } catch {
-                #expect(error.dbusName == "org.freedesktop.NetworkManager.SecretAgent.NoSecrets", "\(error)")
+                #expect(error.nmErrorName == "org.freedesktop.NetworkManager.SecretAgent.NoSecrets", "\(error)")
                 #expect(!"\(error)".contains(Self.password))
             }
         }
@@ -132,7 +132,7 @@ struct SecretAgentTests {
                                         "org.freedesktop.NetworkManager.SecretAgent", "GetSecrets", args)
             Issue.record("a stranger got an answer")
         } catch {
-            #expect(error.dbusName == DBusErrorName.accessDenied, "\(error)")
+            #expect(error.nmErrorName == DBusErrorName.accessDenied, "\(error)")
             #expect(!"\(error)".contains(Self.password))
         }
         await f.agent.stop()

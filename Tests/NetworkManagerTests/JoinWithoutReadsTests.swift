@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+import HotspotTesting
+import DBus
+import NetworkManager
+import Testing
+
+/// Issue 13 item 4: the client keeps NetworkManager's live state from its signals
+/// (InterfacesAdded, PropertiesChanged, Updated), so a join needs no reads before it is reported.
+/// The bus itself is watched (dbus-monitor): every GetAll, GetSettings or ListConnections the
+/// client sends is counted.
+@Suite(.enabled(if: TestEnvironment.hasDBusMock && TestEnvironment.hasTool("/usr/bin/dbus-monitor"),
+                "needs python3-dbusmock and dbus-monitor (apt-get install python3-dbusmock dbus-bin)"))
+struct JoinWithoutReadsTests {
+    static let reads: Set<String> = ["GetAll", "Get", "GetSettings", "ListConnections", "GetManagedObjects"]
+
+    @Test func aJoinAnnouncedAsNetworkManagerDoesIsReportedWithoutReads() async throws {
+        let nm = try await MockNetworkManager()
+        let wlan = try await nm.addWiFiDevice("wlan0")
+        let ap = try await nm.addAccessPoint(wlan, "ap1", ssid: "Hotel WiFi", bssid: "12:34:56:78:9A:BC", strength: 55, security: 0x100)
+        let profile = try await nm.addWiFiConnection(wlan, "hotel", ssid: "Hotel WiFi")
+        let monitor = try await BusMonitor.start(on: nm.bus)
+        defer { monitor.stop() }
+        let (client, log) = try await ClientTests().startClient(nm)
+        _ = try await log.next("snapshotComplete") { $0.isSnapshotComplete ? true : nil }
+        let me = client.connection.uniqueName
+        func reads() -> [String] { monitor.calls(from: me).map(\.member).filter { Self.reads.contains($0) } }
+
+        // The first join of a profile reads its settings once (they are not properties).
+        let snapshotReads = reads()
+        #expect(snapshotReads.contains("GetManagedObjects"), "\(snapshotReads)")
+        try await nm.mock.activate(nm.control, device: wlan.rawValue, profile: profile.rawValue, accessPoint: ap.rawValue, name: "1")
+        let (_, first) = try await log.next("first deviceActivated") { $0.activation }
+        #expect(first.ssid == bytes("Hotel WiFi"))
+        #expect(first.bssid == "12:34:56:78:9A:BC")
+        #expect(first.settingsConnection == profile)
+        #expect(first.connectionID == "Hotel WiFi")
+        #expect(first.autoconnect)
+        try await nm.nm("SetDeviceDisconnected", [.string(wlan.rawValue)])
+        _ = try await log.next("deactivated") { $0.deactivation }
+        try await Task.sleep(for: .milliseconds(200))  // dbus-monitor's output catches up
+        let afterFirst = reads()
+        #expect(Array(afterFirst.dropFirst(snapshotReads.count)) == ["GetSettings"], "first join and leave: \(afterFirst.dropFirst(snapshotReads.count))")
+
+        // Joining the same profile again, and leaving: nothing is read.
+        try await nm.mock.activate(nm.control, device: wlan.rawValue, profile: profile.rawValue, accessPoint: ap.rawValue, name: "2")
+        let (device, second) = try await log.next("second deviceActivated") { $0.activation }
+        #expect(device.activeConnection == ObjectPath("/org/freedesktop/NetworkManager/ActiveConnection/2"))
+        #expect(second.activeConnection == ObjectPath("/org/freedesktop/NetworkManager/ActiveConnection/2"))
+        #expect(second.ssid == bytes("Hotel WiFi"))
+        #expect(second.didAutoJoin, "the profile existed when the device last went down")
+        try await nm.nm("SetDeviceDisconnected", [.string(wlan.rawValue)])
+        _ = try await log.next("second deactivated") { $0.deactivation }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(reads() == afterFirst, "the second join read \(reads().dropFirst(afterFirst.count))")
+
+        // A changed profile (Updated) is read again at the next join, and the change is seen.
+        _ = try await nm.control.call(destination: BusName(MockNetworkManager.busName), path: profile,
+                                      interface: "org.freedesktop.NetworkManager.Settings.Connection", member: "Update",
+                                      body: [.dictionary(key: .string, value: .dictionary(key: .string, value: .variant), [
+                                          DictEntry(.string("connection"), .varDict(["id": "Hotel WiFi", "autoconnect": .bool(false),
+                                                                                     "type": "802-11-wireless", "uuid": .string(first.connectionUUID ?? "")])),
+                                          DictEntry(.string("802-11-wireless"), .varDict(["ssid": .bytes(bytes("Hotel WiFi"))])),
+                                      ])])
+        try await nm.mock.activate(nm.control, device: wlan.rawValue, profile: profile.rawValue, accessPoint: ap.rawValue, name: "3")
+        let (_, third) = try await log.next("third deviceActivated") { $0.activation }
+        #expect(!third.autoconnect, "the update switched autoconnect off")
+        await client.stop()
+    }
+}
