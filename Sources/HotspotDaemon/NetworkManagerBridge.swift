@@ -70,7 +70,7 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
             maps.withLock { $0 = Maps() }
             await provisioner.managerAvailable(available)
             await engine.networkManagerReset()
-            if !available { await engine.setStatus("determining") }
+            if !available { await engine.primaryChanged(nil) }
         case .snapshotComplete:
             log.debug("NetworkManager snapshot complete")
         case .wifiDeviceAdded(let device):
@@ -95,7 +95,7 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
             guard let name = name(of: device) else { return }
             await engine.scanListChanged(name, aps.map(Self.network))
         case .primaryConnectionChanged(let type, let device, let connectivity):
-            await engine.primaryChanged(type: type, device: device, fallback: Self.status(type: type, connectivity: connectivity))
+            await engine.primaryChanged(ManagerStatus.Primary(type: type, device: device, connectivity: connectivity))
         case .readFailed(let why):
             log.error("NetworkManager: \(why)")
         case .overloaded(let dropped):
@@ -121,23 +121,6 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
     static func network(_ ap: AccessPoint) -> Network {
         Network(ssid: SSID(bytes: ap.ssid), bssid: ap.bssid, signalStrength: Double(ap.strength) / 100,
                 securityClass: securityClass(ap.security), isSecure: ap.security != .open)
-    }
-
-    /// The manager's `Status`, in the Connectivity library's terms, from NetworkManager's primary
-    /// connection and global connectivity.
-    static func status(type: String?, connectivity: Connectivity) -> String {
-        guard let type else { return "not-connected" }
-        if connectivity == .unknown { return "determining" }
-        let online = connectivity == .full
-        let medium: String?
-        switch type {
-        case "802-11-wireless": medium = "wifi"
-        case "802-3-ethernet": medium = "ethernet"
-        case "gsm", "cdma": medium = "cellular"
-        default: medium = nil
-        }
-        guard let medium else { return online ? "connected" : "not-connected" }
-        return online ? "connected-via-\(medium)" : "connected-via-\(medium)-without-internet"
     }
 
     /// The DNS servers NetworkManager reports for an interface's link (empty when unknown).

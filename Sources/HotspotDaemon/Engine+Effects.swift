@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+import Connectivity
+import DBus
+#if canImport(Glibc)
+import Glibc
+#endif
+import HotspotCore
+import HotspotHelperKit
+import HotspotProtocol
+import Logging
+
+/// Carrying out the core's effects, and the commands sent to helpers.
+extension Engine {
+    // MARK: - Effects out
+
+    func execute(_ effect: HotspotEffect) async {
+        switch effect {
+        case .sendCommand(let request):
+            send(request)
+        case .cancelCommand(let token):
+            if let f = inflight.removeValue(forKey: token) {
+                // A call with a deadline keeps listening until its D-Bus timeout (deadline + 2 s);
+                // present-ui has none, so its call ends now.
+                if f.request.deadline != nil { lingering[token] = (f.task, f.request) } else { f.task.cancel() }
+                await completed(f.request, result: "cancelled", seconds: seconds(since: f.started))
+            }
+        case .disconnect(let name):
+            log.info("disconnecting \(name)")
+            guard let network else { return }
+            Task { [log] in
+                do { try await network.disconnect(interface: name) } catch { log.error("could not disconnect \(name): \(error)") }
+            }
+        case .disableAutoconnect(let connection), .enableAutoconnect(let connection):
+            let enable: Bool
+            if case .enableAutoconnect = effect { enable = true } else { enable = false }
+            log.info("\(enable ? "restoring" : "switching off") autoconnect for connection \(connection)")
+            guard let network else { return }
+            Task { [log] in
+                do { try await network.setAutoconnect(enable, connection: connection) } catch {
+                    log.error("could not set autoconnect=\(enable) on \(connection): \(error)")
+                }
+            }
+        case .armTimer(let id, let at):
+            timers[id]?.cancel()
+            let deadline = start + at.sinceEpoch
+            timers[id] = Task { [weak self] in
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                guard !Task.isCancelled else { return }
+                await self?.timerFired(id)
+            }
+        case .cancelTimer(let id):
+            timers.removeValue(forKey: id)?.cancel()
+        case .publishState(let s):
+            guard var r = interfaces[s.interface] else { return }
+            let old = r.status
+            r.status = s
+            interfaces[s.interface] = r
+            if old?.state != s.state { log.info("\(s.interface): \(old?.state.rawValue ?? "inactive") → \(s.state.rawValue)") }
+            if old?.state != s.state, s.state == .authenticated, let monitor {
+                // Signed in or maintained: look again soon (this also learns a new session end).
+                Task { await monitor.recheckSoon(s.interface.rawValue) }
+            }
+            await publisher?.interfaceStatusChanged(r, old: old)
+        case .publishScanList(let name, let list):
+            interfaces[name]?.scanList = list
+        case .uiRequired(let request):
+            guard let r = interfaces[request.interface] else { return }
+            log.info("\(request.interface): helper '\(UntrustedText.forLog(request.helperDisplayName))' needs the user for \(request.network.ssid.displayForm)")
+            await publisher?.uiRequired(r, displayName: request.helperDisplayName, network: request.network)
+        case .persist(let state):
+            guard persisting else { return }
+            do { try store.saveState(state) } catch {
+                log.error("could not save the network cache to \(store.path): \(error); it stays in memory and is saved at the next change")
+            }
+        case .helperProtocolError(let e):
+            log.warning("\(UntrustedText.forLog("\(e)", limit: 400))")
+        case .answerIgnored(let ignored):
+            log.debug("\(UntrustedText.forLog("\(ignored)", limit: 400))")
+        case .helperResponsivenessChanged(let id, let responsive):
+            log.warning("helper \(UntrustedText.forLog(id.rawValue)) is \(responsive ? "responsive again" : "unresponsive: it keeps missing deadlines, so it now gets a short evaluate deadline")")
+            await publishHelpers()
+        case .requestDeclined:
+            break // returned to the caller through handle()
+        }
+    }
+
+    /// CommandCompleted, on the interface's path: its number is kept for good, so commands that
+    /// end because the interface is going away are reported too.
+    func completed(_ request: CommandRequest, result: String, seconds: Double) async {
+        guard let number = numbers[request.interface] else { return }
+        await publisher?.commandCompleted(request, path: HotspotContract.interfacePath(number), result: result, seconds: seconds)
+    }
+
+    func timerFired(_ id: TimerID) async {
+        guard timers.removeValue(forKey: id) != nil else { return }
+        await handle(.timerFired(id))
+    }
+
+    func seconds(since start: ContinuousClock.Instant) -> Double {
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    func send(_ request: CommandRequest) {
+        log.debug("\(request.interface): sending \(request.command.rawValue) \(request.token) to \(request.helper)")
+        guard let endpoint = helpers[request.helper] else {
+            // Cannot happen while endpoints are recorded before the core learns of a helper and
+            // removed before it hears it left; if it does, the command's deadline ends it.
+            log.error("\(request.interface): no endpoint for helper \(request.helper); \(request.command.rawValue) \(request.token) not sent")
+            return
+        }
+        let wire = WireCommand(type: request.command, interface: request.interface.rawValue, network: request.network,
+                               isChosenHelper: request.isChosenHelper, networks: request.networks, deadline: request.deadline)
+        let started = ContinuousClock.now
+        let helperPath: ObjectPath
+        let helperName: BusName
+        switch endpoint.route {
+        case .inProcess(let helper):
+            let task = Task { [weak self] in
+                let response = await helper.answer(wire)
+                // The same checks as an answer from the bus (caps, claims only for networks asked about).
+                let outcome: CommandOutcome
+                do { outcome = .answered(try WireResponse.decode(response.encode(), answering: wire)) } catch let error as WireError {
+                    outcome = .malformed(error.problem)
+                } catch {
+                    outcome = .malformed("\(error)")
+                }
+                await self?.commandFinished(request, outcome: outcome)
+            }
+            inflight[request.token] = (task, started, request)
+            return
+        case .bus(let uniqueName, let path, _):
+            guard let name = try? BusName(uniqueName) else { return }
+            helperName = name
+            helperPath = path
+        }
+        // The core's deadline timer decides; the D-Bus timeout only backs it up.
+        let timeout = request.deadline.map { $0 + .seconds(2) } ?? .seconds(7 * 24 * 3600)
+        let bus = self.bus
+        let task = Task { [weak self] in
+            let outcome: CommandOutcome
+            do {
+                let reply = try await bus.call(destination: helperName, path: helperPath, interface: HotspotContract.handlerInterface,
+                                               member: "HandleCommand", body: [wire.encode()], timeout: timeout)
+                guard reply.count == 1 else { throw WireError("HandleCommand returned \(reply.count) values") }
+                outcome = .answered(try WireResponse.decode(reply[0], answering: wire))
+            } catch let error as WireError {
+                outcome = .malformed(error.problem)
+            } catch let error as DBusError {
+                switch error {
+                case .cancelled: return
+                case .timedOut: outcome = .timedOut
+                case .remote(let name, _) where name == DBusErrorName.noReply || name == DBusErrorName.serviceUnknown:
+                    outcome = .vanished
+                case .disconnected: return
+                default: outcome = .malformed("the helper answered with an error: \(error)")
+                }
+            } catch {
+                outcome = .malformed("\(error)")
+            }
+            await self?.commandFinished(request, outcome: outcome)
+        }
+        inflight[request.token] = (task, started, request)
+    }
+
+    enum CommandOutcome: Sendable {
+        case answered(WireResponse)
+        case malformed(String)
+        case timedOut
+        case vanished
+    }
+
+    func commandFinished(_ request: CommandRequest, outcome: CommandOutcome) async {
+        guard let f = inflight.removeValue(forKey: request.token) else {
+            guard lingering.removeValue(forKey: request.token) != nil, case .answered(let response) = outcome else { return }
+            log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue) arrived after the command ended; ignored")
+            await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
+                                                      confidence: response.confidence, claims: response.claims)))
+            return
+        }
+        let secs = seconds(since: f.started)
+        switch outcome {
+        case .answered(let response):
+            await completed(request, result: response.result.rawValue, seconds: secs)
+            log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms")
+            await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
+                                                      confidence: response.confidence, claims: response.claims)))
+            // As the core counts them: the claims of a successful answer, none otherwise.
+            if request.command == .filterScanList, let provisioner, let helper = core.helpers.first(where: { $0.identifier == request.helper }) {
+                await provisioner.helperAnswered(helper, asked: request.networks, claims: response.result == .success ? response.claims : [])
+            }
+        case .malformed(let problem):
+            await completed(request, result: "failure", seconds: secs)
+            await handle(.helperAnswerMalformed(request.token, helper: request.helper, problem: problem))
+        case .timedOut:
+            await completed(request, result: "timed-out", seconds: secs)
+            await handle(.helperTimedOut(request.token))
+        case .vanished:
+            await completed(request, result: "helper-left", seconds: secs)
+            if let name = helpers[request.helper]?.uniqueName { await helperVanished(request.helper, uniqueName: name) }
+        }
+    }
+}
