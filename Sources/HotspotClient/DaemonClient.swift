@@ -24,13 +24,14 @@ public struct DaemonClient: Sendable {
 
     /// The manager's properties: Version, Status, Interfaces, Helpers, ProbePolicy.
     public func manager() async throws -> ManagerSnapshot {
+        typealias M = HotspotContract.Manager
         let p = try await getAll(HotspotContract.managerPath, HotspotContract.managerInterface)
         return ManagerSnapshot(
-            version: p["Version"]?.string ?? "",
-            status: p["Status"]?.string ?? "",
-            interfaces: p["Interfaces"]?.objectPaths ?? [],
-            helpers: (p["Helpers"]?.arrayItems ?? []).compactMap(\.varDict).map(HelperSnapshot.init),
-            probePolicy: p["ProbePolicy"]?.string ?? "")
+            version: p[M.version]?.string ?? "",
+            status: p[M.status]?.string ?? "",
+            interfaces: p[M.interfaces]?.objectPaths ?? [],
+            helpers: (p[M.helpers]?.arrayItems ?? []).compactMap(\.varDict).map(HelperSnapshot.init),
+            probePolicy: p[M.probePolicy]?.string ?? "")
     }
 
     /// One interface object's properties.
@@ -68,34 +69,29 @@ public struct DaemonClient: Sendable {
 
     /// The annotated scan list of an interface (needs the read-scan-list polkit action).
     public func scanList(at path: ObjectPath) async throws -> [ScanEntry] {
-        let reply = try await connection.call(destination: HotspotContract.busName, path: path, interface: HotspotContract.interfaceInterface,
-                                              member: "GetScanList", timeout: timeout)
+        let reply = try await connection.call(HotspotContract.Interface.getScanList, of: HotspotContract.interface, at: path, timeout: timeout)
         return (reply.first?.arrayItems ?? []).compactMap(\.varDict).map(ScanEntry.init)
     }
 
     /// Probes an interface now (CheckConnectivity).
     public func checkConnectivity(at path: ObjectPath) async throws -> ConnectivityReport {
-        let reply = try await connection.call(destination: HotspotContract.busName, path: path, interface: HotspotContract.interfaceInterface,
-                                              member: "CheckConnectivity", timeout: timeout)
+        let reply = try await connection.call(HotspotContract.Interface.checkConnectivity, of: HotspotContract.interface, at: path, timeout: timeout)
         return ConnectivityReport(reply.first?.varDict ?? [:])
     }
 
     /// Tells the daemon the user acted on UIRequired (needs the control polkit action).
     public func presentUI(at path: ObjectPath) async throws {
-        _ = try await connection.call(destination: HotspotContract.busName, path: path, interface: HotspotContract.interfaceInterface,
-                                      member: "PresentUI", timeout: timeout)
+        _ = try await connection.call(HotspotContract.Interface.presentUI, of: HotspotContract.interface, at: path, timeout: timeout)
     }
 
     /// Signs out of the hotspot on an interface (needs the control polkit action).
     public func logoff(at path: ObjectPath) async throws {
-        _ = try await connection.call(destination: HotspotContract.busName, path: path, interface: HotspotContract.interfaceInterface,
-                                      member: "Logoff", timeout: timeout)
+        _ = try await connection.call(HotspotContract.Interface.logoff, of: HotspotContract.interface, at: path, timeout: timeout)
     }
 
     /// Forgets what the daemon learnt about every network with this SSID.
     public func forget(ssid: [UInt8]) async throws {
-        _ = try await connection.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
-                                      interface: HotspotContract.managerInterface, member: "ForgetNetwork",
+        _ = try await connection.call(HotspotContract.Manager.forgetNetwork, of: HotspotContract.manager, at: HotspotContract.managerPath,
                                       body: [.bytes(ssid)], timeout: timeout)
     }
 
@@ -116,9 +112,11 @@ public struct DaemonClient: Sendable {
         let changes = try await connection.signals(matching: MatchRule(sender: bus, pathNamespace: HotspotContract.managerPath,
                                                                        interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
         let ui = try await connection.signals(matching: MatchRule(sender: bus, path: HotspotContract.managerPath,
-                                                                  interface: HotspotContract.managerInterface, member: "UIRequired"))
+                                                                  interface: HotspotContract.managerInterface,
+                                                                  member: HotspotContract.Manager.uiRequired.name))
         let completed = try await connection.signals(matching: MatchRule(sender: bus, path: HotspotContract.managerPath,
-                                                                         interface: HotspotContract.managerInterface, member: "CommandCompleted"))
+                                                                         interface: HotspotContract.managerInterface,
+                                                                         member: HotspotContract.Manager.commandCompleted.name))
         let owners = try await connection.watchNameOwner(bus)
         let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream()
         let tasks = [

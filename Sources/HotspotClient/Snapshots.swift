@@ -111,16 +111,17 @@ public struct InterfaceSnapshot: Sendable, Encodable, Equatable {
 
     public init(path: ObjectPath, properties p: [String: DBusValue]) {
         self.path = path
-        name = p["Name"]?.string ?? ""
-        device = p["Device"]?.objectPath?.rawValue ?? ""
-        state = p["State"]?.string ?? ""
-        let n = NetworkSummary(p["Network"]?.varDict ?? [:])
+        typealias I = HotspotContract.Interface
+        name = p[I.name]?.string ?? ""
+        device = p[I.device]?.objectPath?.rawValue ?? ""
+        state = p[I.state]?.string ?? ""
+        let n = NetworkSummary(p[I.network]?.varDict ?? [:])
         network = n.isEmpty ? nil : n
-        helper = p["Helper"]?.string ?? ""
-        connectivity = p["Connectivity"]?.string ?? ""
-        portalURL = p["PortalUrl"]?.string ?? ""
-        venueInfoURL = p["VenueInfoUrl"]?.string ?? ""
-        sessionExpires = p["SessionExpires"].flatMap { v -> UInt64? in if case .uint64(let t) = v { return t }; return nil } ?? 0
+        helper = p[I.helper]?.string ?? ""
+        connectivity = p[I.connectivity]?.string ?? ""
+        portalURL = p[I.portalUrl]?.string ?? ""
+        venueInfoURL = p[I.venueInfoUrl]?.string ?? ""
+        sessionExpires = p[I.sessionExpires].flatMap { v -> UInt64? in if case .uint64(let t) = v { return t }; return nil } ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {

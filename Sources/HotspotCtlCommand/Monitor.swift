@@ -4,6 +4,7 @@ import DBus
 import FoundationEssentials
 import Glibc
 import HotspotClient
+import HotspotProtocol
 import ProgramSupport
 
 struct Monitor: AsyncParsableCommand {
@@ -119,39 +120,41 @@ struct MonitorView {
             emit(Monitor.Event(event: "command", time: time, interface: n, helper: helper, command: command, result: result, seconds: seconds),
                  "\(n): \(helperNames[helper] ?? helper) answered \(command): \(result) (\(Output.twoDecimals(seconds)) s)")
         case .propertiesChanged(let path, let interface, let changed):
-            if interface == "org.freedesktop.NetworkManager.HotspotHelper" {
-                if let status = changed["Status"]?.string {
+            typealias M = HotspotContract.Manager
+            typealias I = HotspotContract.Interface
+            if interface == HotspotContract.managerInterface.rawValue {
+                if let status = changed[M.status]?.string {
                     emit(Monitor.Event(event: "status", time: time, value: status), "status: \(status)")
                 }
-                if let helpers = changed["Helpers"]?.arrayItems {
+                if let helpers = changed[M.helpers]?.arrayItems {
                     let snapshots = helpers.compactMap(\.varDict).map(HelperSnapshot.init)
                     for h in snapshots { helperNames[h.identifier] = h.displayName }
                     let list = snapshots.map(\.displayName)
                     emit(Monitor.Event(event: "helpers", time: time, value: list.joined(separator: ", ")),
                          "helpers: \(list.isEmpty ? "none" : list.joined(separator: ", "))")
                 }
-                if changed["Interfaces"] != nil { names = [:] }
+                if changed[M.interfaces] != nil { names = [:] }
                 return
             }
             let n = await name(path)
-            if let to = changed["State"]?.string {
+            if let to = changed[I.state]?.string {
                 let from = states[path]
                 states[path] = to
                 emit(Monitor.Event(event: "state", time: time, interface: n, from: from, to: to),
                      "\(n): \(from.map { "\($0) -> " } ?? "")\(to)")
             }
-            for key in ["Network", "Helper", "Connectivity", "PortalUrl", "SessionExpires"] {
-                guard let v = changed[key] else { continue }
+            for (property, label) in [(I.network, "network"), (I.helper, "helper"), (I.connectivity, "connectivity"),
+                                      (I.portalUrl, "portal-url"), (I.sessionExpires, "session-expires")] {
+                guard let v = changed[property] else { continue }
                 let text: String
-                switch key {
-                case "Network":
+                switch property {
+                case I.network:
                     let net = NetworkSummary(v.varDict ?? [:])
                     text = net.isEmpty ? "" : "\(net.name) (\(net.bssid))"
-                case "SessionExpires":
+                case I.sessionExpires:
                     if case .uint64(let t) = v { text = t == 0 ? "" : Output.expiry(t) } else { text = "" }
                 default: text = v.string ?? ""
                 }
-                let label = key == "PortalUrl" ? "portal-url" : key == "SessionExpires" ? "session-expires" : key.lowercased()
                 emit(Monitor.Event(event: label, time: time, interface: n, value: text), "\(n): \(label) \(Output.dash(text))")
             }
         }

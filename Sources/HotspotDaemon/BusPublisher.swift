@@ -3,9 +3,9 @@ import DBus
 import HotspotCore
 import HotspotProtocol
 
-/// The daemon's D-Bus surface (the manager object and one object per Wi-Fi interface), declared
-/// as tables whose handlers check polkit and then call one Engine function. The glue only: no
-/// hotspot logic lives here.
+/// The daemon's D-Bus surface (the manager object and one object per Wi-Fi interface): the
+/// interfaces declared in `HotspotContract`, implemented by handlers that check polkit and then
+/// call one Engine function. The glue only: no hotspot logic lives here.
 final class BusPublisher: Sendable {
     let bus: Connection
     let authorizer: Authorizer
@@ -30,9 +30,10 @@ final class BusPublisher: Sendable {
     }
 
     private func managerTable() -> DBusInterface {
-        DBusInterface(HotspotContract.managerInterface,
+        typealias M = HotspotContract.Manager
+        return HotspotContract.manager.implement(
             methods: [
-                DBusMethod("RegisterHelper", inputs: [DBusArgument("handler", "o"), DBusArgument("options", "a{sv}")]) { [self] call in
+                M.registerHelper: { [self] call in
                     guard case .objectPath(let path) = call.body[0], let options = call.body[1].varDict else { return [] }
                     let engine = try liveEngine()
                     let caller = try? await bus.credentials(of: call.sender)
@@ -41,11 +42,11 @@ final class BusPublisher: Sendable {
                     try await engine.register(sender: call.sender, path: path, registration)
                     return []
                 },
-                DBusMethod("UnregisterHelper") { [self] call in
+                M.unregisterHelper: { [self] call in
                     try await liveEngine().unregister(sender: call.sender)
                     return []
                 },
-                DBusMethod("ForgetNetwork", inputs: [DBusArgument("ssid", "ay")]) { [self] call in
+                M.forgetNetwork: { [self] call in
                     try await authorizer.require(.control, for: call)
                     let bytes = call.body[0].byteArray ?? []
                     guard !bytes.isEmpty, bytes.count <= WireNetwork.maximumSSIDLength else {
@@ -54,7 +55,7 @@ final class BusPublisher: Sendable {
                     await (try liveEngine()).forget(SSID(bytes: bytes))
                     return []
                 },
-                DBusMethod("CheckPermission", inputs: [DBusArgument("action", "s")], outputs: [DBusArgument("result", "s")]) { [self] call in
+                M.checkPermission: { [self] call in
                     let name = call.body[0].string ?? ""
                     guard let action = HotspotContract.Action(named: name) else {
                         throw HotspotError(.invalidArgs, "unknown action '\(name)' (expected: \(HotspotContract.Action.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -62,24 +63,19 @@ final class BusPublisher: Sendable {
                     return [.string(try await authorizer.check(action, sender: call.sender).rawValue)]
                 },
             ],
-            properties: [
-                DBusProperty("Interfaces", .array(.objectPath)) { [self] in
-                    .objectPaths(await (engine?.interfaces.values.sorted { $0.number < $1.number }.map(\.path)) ?? [])
-                },
-                DBusProperty("Helpers", .array(.dictionary(key: .string, value: .variant))) { [self] in
-                    .varDicts(await engine?.helperList() ?? [])
-                },
-                DBusProperty("Version", .string, emitsChanged: .const) { .string(Self.version) },
-                DBusProperty("Status", .string) { [self] in .string(await engine?.status ?? "determining") },
-                DBusProperty("ProbePolicy", .string) { [self] in
+            getters: [
+                M.interfaces: { [self] in await interfacePaths() },
+                M.helpers: { [self] in .varDicts(await engine?.helperList() ?? []) },
+                M.version: { .string(Self.version) },
+                M.status: { [self] in .string(await engine?.status ?? "determining") },
+                M.probePolicy: { [self] in
                     .string(await engine?.monitor?.policy.explanation ?? "no probes: connectivity checks are off ([connectivity] enabled=false)")
                 },
-            ],
-            signals: [
-                DBusSignalDescription("UIRequired", [DBusArgument("interface", "o"), DBusArgument("helper_display_name", "s"), DBusArgument("network", "a{sv}")]),
-                DBusSignalDescription("CommandCompleted", [DBusArgument("interface", "o"), DBusArgument("helper", "s"), DBusArgument("command", "s"),
-                                                           DBusArgument("result", "s"), DBusArgument("seconds", "d")]),
             ])
+    }
+
+    private func interfacePaths() async -> DBusValue {
+        .objectPaths(await (engine?.interfaces.values.sorted { $0.number < $1.number }.map(\.path)) ?? [])
     }
 
     func managerChanged(_ changed: [String: DBusValue]) async {
@@ -93,9 +89,10 @@ final class BusPublisher: Sendable {
             guard let r = await engine?.record(at: path) else { throw HotspotError(.noSuchNetwork, "the interface at \(path) is gone") }
             return r
         }
-        return DBusInterface(HotspotContract.interfaceInterface,
+        typealias I = HotspotContract.Interface
+        return HotspotContract.interface.implement(
             methods: [
-                DBusMethod("GetScanList", outputs: [DBusArgument("networks", "aa{sv}")]) { [self] call in
+                I.getScanList: { [self] call in
                     try await authorizer.require(.readScanList, for: call)
                     let list = try await record().scanList.map { a -> [String: DBusValue] in
                         ["ssid": .bytes(a.network.ssid.bytes), "bssid": .string(a.network.bssid), "strength": .double(a.network.signalStrength),
@@ -103,12 +100,12 @@ final class BusPublisher: Sendable {
                     }
                     return [.varDicts(list)]
                 },
-                DBusMethod("PresentUI") { [self] call in
+                I.presentUI: { [self] call in
                     try await authorizer.require(.control, for: call)
                     try await liveEngine().presentUI(try await record().name)
                     return []
                 },
-                DBusMethod("Logoff") { [self] call in
+                I.logoff: { [self] call in
                     let engine = try liveEngine()
                     let r = try await record()
                     // The chosen helper may log off its own network; anyone else needs polkit.
@@ -120,21 +117,21 @@ final class BusPublisher: Sendable {
                     }
                     return []
                 },
-                DBusMethod("CheckConnectivity", outputs: [DBusArgument("result", "a{sv}")]) { [self] _ in
+                I.checkConnectivity: { [self] _ in
                     let r = try await record()
-                    return [.varDict(await try liveEngine().checkConnectivity(r.name))]
+                    return [.varDict(try await liveEngine().checkConnectivity(r.name))]
                 },
             ],
-            properties: [
-                DBusProperty("Name", .string, emitsChanged: .const) { .string(try await record().name.rawValue) },
-                DBusProperty("Device", .objectPath) { .objectPath(try await record().device) },
-                DBusProperty("State", .string) { .string((try await record().status?.state ?? .inactive).rawValue) },
-                DBusProperty("Network", .dictionary(key: .string, value: .variant)) { Self.networkValue(try await record().status?.network) },
-                DBusProperty("Helper", .string) { .string(try await record().status?.chosenHelperDisplayName ?? "") },
-                DBusProperty("Connectivity", .string) { .string(try await record().connectivity) },
-                DBusProperty("PortalUrl", .string) { .string(try await record().portalURL) },
-                DBusProperty("VenueInfoUrl", .string) { .string(try await record().venueInfoURL) },
-                DBusProperty("SessionExpires", .uint64) { .uint64(try await record().sessionExpires) },
+            getters: [
+                I.name: { .string(try await record().name.rawValue) },
+                I.device: { .objectPath(try await record().device) },
+                I.state: { .string((try await record().status?.state ?? .inactive).rawValue) },
+                I.network: { Self.networkValue(try await record().status?.network) },
+                I.helper: { .string(try await record().status?.chosenHelperDisplayName ?? "") },
+                I.connectivity: { .string(try await record().connectivity) },
+                I.portalUrl: { .string(try await record().portalURL) },
+                I.venueInfoUrl: { .string(try await record().venueInfoURL) },
+                I.sessionExpires: { .uint64(try await record().sessionExpires) },
             ])
     }
 
@@ -145,20 +142,21 @@ final class BusPublisher: Sendable {
 
     func interfaceAdded(_ record: InterfaceRecord) async {
         try? await bus.export([interfaceTable(record.path)], at: record.path)
-        await managerChanged(["Interfaces": .objectPaths(await (engine?.interfaces.values.sorted { $0.number < $1.number }.map(\.path)) ?? [])])
+        await managerChanged([HotspotContract.Manager.interfaces.key: await interfacePaths()])
     }
 
     func interfaceRemoved(_ record: InterfaceRecord) async {
         await bus.unexport(record.path)
-        await managerChanged(["Interfaces": .objectPaths(await (engine?.interfaces.values.sorted { $0.number < $1.number }.map(\.path)) ?? [])])
+        await managerChanged([HotspotContract.Manager.interfaces.key: await interfacePaths()])
     }
 
     func interfaceStatusChanged(_ record: InterfaceRecord, old: InterfaceStatus?) async {
         guard let s = record.status else { return }
         var changed: [String: DBusValue] = [:]
-        if old?.state != s.state { changed["State"] = .string(s.state.rawValue) }
-        if old?.network != s.network { changed["Network"] = Self.networkValue(s.network) }
-        if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed["Helper"] = .string(s.chosenHelperDisplayName ?? "") }
+        typealias I = HotspotContract.Interface
+        if old?.state != s.state { changed[I.state] = .string(s.state.rawValue) }
+        if old?.network != s.network { changed[I.network] = Self.networkValue(s.network) }
+        if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed[I.helper] = .string(s.chosenHelperDisplayName ?? "") }
         await interfaceChanged(record, changed)
     }
 
@@ -168,13 +166,15 @@ final class BusPublisher: Sendable {
     }
 
     func uiRequired(_ record: InterfaceRecord, displayName: String, network: Network) async {
-        try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface, member: "UIRequired",
+        try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                            member: HotspotContract.Manager.uiRequired.name,
                             body: [.objectPath(record.path), .string(displayName), WireNetwork.encode(network)])
     }
 
     /// `path` is the interface's, even while it is being removed (its commands end then).
     func commandCompleted(_ request: CommandRequest, path: ObjectPath, result: String, seconds: Double) async {
-        try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface, member: "CommandCompleted",
+        try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                            member: HotspotContract.Manager.commandCompleted.name,
                             body: [.objectPath(path), .string(request.helper.rawValue), .string(request.command.rawValue), .string(result), .double(seconds)])
     }
 }

@@ -36,8 +36,8 @@ public actor HotspotHelper {
 
     /// The handler interface table: only the daemon's unique name may send commands.
     static func handlerInterface(owner: OwnerBox, handler: @escaping Handler) -> DBusInterface {
-        DBusInterface(HotspotContract.handlerInterface, methods: [
-            DBusMethod("HandleCommand", inputs: [DBusArgument("command", "a{sv}")], outputs: [DBusArgument("response", "a{sv}")]) { call in
+        HotspotContract.handler.implement(methods: [
+            HotspotContract.Handler.handleCommand: { call in
                 guard let daemon = owner.get(), call.sender == daemon else {
                     throw DBusError.remote(name: DBusErrorName.accessDenied,
                                            message: "only \(HotspotContract.busName) may send commands to a hotspot helper")
@@ -74,8 +74,7 @@ public actor HotspotHelper {
         if let id = options.identifier { dict["Identifier"] = .string(id) }
         if let purpose = options.purpose { dict["Purpose"] = .string(purpose) }
         if let commands = options.commands { dict["Commands"] = .strings(commands.map(\.rawValue).sorted()) }
-        _ = try await connection.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
-                                      interface: HotspotContract.managerInterface, member: "RegisterHelper",
+        _ = try await connection.call(HotspotContract.Manager.registerHelper, of: HotspotContract.manager, at: HotspotContract.managerPath,
                                       body: [.objectPath(handlerPath), .varDict(dict)])
     }
 
@@ -83,25 +82,24 @@ public actor HotspotHelper {
     /// then disconnects. Only the interface's chosen helper may do this.
     public func logoff(_ network: HotspotNetwork) async throws {
         let path = try await interfacePath(named: network.interface)
-        _ = try await connection.call(destination: HotspotContract.busName, path: path, interface: HotspotContract.interfaceInterface,
-                                      member: "Logoff")
+        _ = try await connection.call(HotspotContract.Interface.logoff, of: HotspotContract.interface, at: path)
     }
 
     /// Stops being a helper.
     public func unregister() async throws {
         watch?.cancel()
-        _ = try await connection.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
-                                      interface: HotspotContract.managerInterface, member: "UnregisterHelper")
+        _ = try await connection.call(HotspotContract.Manager.unregisterHelper, of: HotspotContract.manager, at: HotspotContract.managerPath)
         await connection.unexport(handlerPath)
     }
 
     private func interfacePath(named name: String) async throws -> ObjectPath {
         let props: InterfaceName = "org.freedesktop.DBus.Properties"
         let reply = try await connection.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: props,
-                                              member: "Get", body: [.string(HotspotContract.managerInterface.rawValue), .string("Interfaces")])
+                                              member: "Get", body: [.string(HotspotContract.managerInterface.rawValue),
+                                                                                    .string(HotspotContract.Manager.interfaces.key)])
         for path in reply.first?.objectPaths ?? [] {
             let n = try await connection.call(destination: HotspotContract.busName, path: path, interface: props, member: "Get",
-                                              body: [.string(HotspotContract.interfaceInterface.rawValue), .string("Name")])
+                                              body: [.string(HotspotContract.interfaceInterface.rawValue), .string(HotspotContract.Interface.name.key)])
             if n.first?.string == name { return path }
         }
         throw HotspotError(.noSuchNetwork, "the daemon has no interface named \(name)")

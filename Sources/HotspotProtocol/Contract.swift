@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import DBus
 
-/// Names of the daemon's D-Bus contract (dbus/org.freedesktop.NetworkManager.HotspotHelper.xml).
+/// The daemon's D-Bus contract (dbus/org.freedesktop.NetworkManager.HotspotHelper.xml): names
+/// here, the three interfaces in ContractInterfaces.swift, the errors below.
 public enum HotspotContract {
     public static let busName: BusName = "org.freedesktop.NetworkManager.HotspotHelper"
     public static let managerPath: ObjectPath = "/org/freedesktop/NetworkManager/HotspotHelper"
@@ -9,6 +10,9 @@ public enum HotspotContract {
     public static let interfaceInterface: InterfaceName = "org.freedesktop.NetworkManager.HotspotHelper.Interface"
     public static let handlerInterface: InterfaceName = "org.freedesktop.NetworkManager.HotspotHelper.Handler"
     public static let errorPrefix = "org.freedesktop.NetworkManager.HotspotHelper.Error."
+
+    /// Every error name the daemon's methods can return besides the standard D-Bus ones.
+    public static var errors: [String] { HotspotError.Kind.allCases.map { errorPrefix + $0.rawValue } }
 
     /// The object path of the interface numbered `n`.
     public static func interfacePath(_ n: Int) -> ObjectPath {
@@ -44,7 +48,7 @@ public enum HotspotContract {
 
 /// The daemon's errors, each with a message a person can act on.
 public struct HotspotError: Error, DBusErrorConvertible, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
         case notAuthorized = "NotAuthorized"
         case alreadyRegistered = "AlreadyRegistered"
         case notRegistered = "NotRegistered"

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+import DBus
+
+// The three interfaces of the contract, declared once. The daemon's tables
+// (HotspotDaemon.BusPublisher), HotspotHelperKit's Handler table and the client's calls take their
+// members from here; DaemonTests.ContractSpecTests renders these declarations and compares them
+// with dbus/org.freedesktop.NetworkManager.HotspotHelper.xml and with the live daemon.
+extension HotspotContract {
+    /// org.freedesktop.NetworkManager.HotspotHelper, at `managerPath`.
+    public static let manager = InterfaceSpec(managerInterface,
+        methods: [Manager.registerHelper, Manager.unregisterHelper, Manager.forgetNetwork, Manager.checkPermission],
+        properties: [Manager.interfaces, Manager.helpers, Manager.version, Manager.status, Manager.probePolicy],
+        signals: [Manager.uiRequired, Manager.commandCompleted])
+
+    /// org.freedesktop.NetworkManager.HotspotHelper.Interface, at `interfacePath(n)`.
+    public static let interface = InterfaceSpec(interfaceInterface,
+        methods: [Interface.getScanList, Interface.presentUI, Interface.logoff, Interface.checkConnectivity],
+        properties: [Interface.name, Interface.device, Interface.state, Interface.network, Interface.helper, Interface.connectivity,
+                     Interface.portalUrl, Interface.venueInfoUrl, Interface.sessionExpires])
+
+    /// org.freedesktop.NetworkManager.HotspotHelper.Handler, exported by each helper.
+    public static let handler = InterfaceSpec(handlerInterface, methods: [Handler.handleCommand])
+
+    /// All three, in the order of the XML file.
+    public static let interfaces = [manager, interface, handler]
+
+    /// The manager's members.
+    public enum Manager {
+        public static let registerHelper = MethodSpec("RegisterHelper", inputs: [DBusArgument("handler", "o"), DBusArgument("options", "a{sv}")])
+        public static let unregisterHelper = MethodSpec("UnregisterHelper")
+        public static let forgetNetwork = MethodSpec("ForgetNetwork", inputs: [DBusArgument("ssid", "ay")])
+        public static let checkPermission = MethodSpec("CheckPermission", inputs: [DBusArgument("action", "s")], outputs: [DBusArgument("result", "s")])
+
+        public static let interfaces = PropertySpec("Interfaces", "ao")
+        public static let helpers = PropertySpec("Helpers", "aa{sv}")
+        public static let version = PropertySpec("Version", "s", emitsChanged: .const)
+        public static let status = PropertySpec("Status", "s")
+        public static let probePolicy = PropertySpec("ProbePolicy", "s")
+
+        public static let uiRequired = SignalSpec("UIRequired", [DBusArgument("interface", "o"), DBusArgument("helper_display_name", "s"),
+                                                                 DBusArgument("network", "a{sv}")])
+        public static let commandCompleted = SignalSpec("CommandCompleted", [DBusArgument("interface", "o"), DBusArgument("helper", "s"),
+                                                                             DBusArgument("command", "s"), DBusArgument("result", "s"),
+                                                                             DBusArgument("seconds", "d")])
+    }
+
+    /// The members of a Wi-Fi interface's object.
+    public enum Interface {
+        public static let getScanList = MethodSpec("GetScanList", outputs: [DBusArgument("networks", "aa{sv}")])
+        public static let presentUI = MethodSpec("PresentUI")
+        public static let logoff = MethodSpec("Logoff")
+        public static let checkConnectivity = MethodSpec("CheckConnectivity", outputs: [DBusArgument("result", "a{sv}")])
+
+        /// The kernel's interface name: an object's name never changes (a renamed device is a new object).
+        public static let name = PropertySpec("Name", "s", emitsChanged: .const)
+        public static let device = PropertySpec("Device", "o")
+        public static let state = PropertySpec("State", "s")
+        public static let network = PropertySpec("Network", "a{sv}")
+        public static let helper = PropertySpec("Helper", "s")
+        public static let connectivity = PropertySpec("Connectivity", "s")
+        public static let portalUrl = PropertySpec("PortalUrl", "s")
+        public static let venueInfoUrl = PropertySpec("VenueInfoUrl", "s")
+        public static let sessionExpires = PropertySpec("SessionExpires", "t")
+    }
+
+    /// The member of a helper's Handler object.
+    public enum Handler {
+        public static let handleCommand = MethodSpec("HandleCommand", inputs: [DBusArgument("command", "a{sv}")],
+                                                     outputs: [DBusArgument("response", "a{sv}")])
+    }
+}
