@@ -52,6 +52,24 @@ extension Connection {
                  body: [.string(interface.rawValue), .varDict(values), .strings(invalidated.sorted())])
     }
 
+    /// Announces that the named properties changed. Each value is read through the exported
+    /// table's getter, as sd-bus's `sd_bus_emit_properties_changed` does, so what is sent is what
+    /// `Get` returns and no caller encodes a value a second time.
+    public func propertiesChanged(path: ObjectPath, interface: InterfaceName, names: [String]) async throws {
+        guard let iface = objects[path]?.first(where: { $0.name == interface }) else {
+            throw DBusError.invalidValue("no interface \(interface) is exported at \(path)")
+        }
+        var values: [String: DBusValue] = [:]
+        for name in Set(names) {
+            guard let prop = iface.property(name), let get = prop.get else {
+                throw DBusError.invalidValue("interface \(interface) has no readable property \(quoted(name))")
+            }
+            values[name] = try await get()
+        }
+        guard !values.isEmpty else { return }
+        try propertiesChanged(path: path, interface: interface, values)
+    }
+
     func dispatch(_ message: Message) {
         let serial = message.serial
         let sender = message.sender

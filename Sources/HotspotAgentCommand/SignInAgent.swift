@@ -65,7 +65,7 @@ actor SignInAgent {
         case .uiRequired(let path, let helper, let network):
             await notify(path, helper: helper, network: network.name)
         case .propertiesChanged(let path, let interface, let changed):
-            guard interface == HotspotContract.interfaceInterface.rawValue, let state = changed["State"]?.string,
+            guard interface == HotspotContract.interfaceInterface.rawValue, let state = changed[HotspotContract.Interface.state]?.string,
                   state != "presenting-ui" else { return }
             await withdraw(path, because: "the interface is now \(state)")
         case .daemonStopped:

@@ -78,8 +78,10 @@ final class BusPublisher: Sendable {
         .objectPaths(await (engine?.interfaces.values.sorted { $0.number < $1.number }.map(\.path)) ?? [])
     }
 
-    func managerChanged(_ changed: [String: DBusValue]) async {
-        try? await bus.propertiesChanged(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface, changed)
+    /// Announces manager properties by name; their values are read through the table's getters.
+    func managerChanged(_ properties: PropertySpec...) async {
+        try? await bus.propertiesChanged(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                                         names: properties.map(\.key))
     }
 
     // MARK: - Interfaces
@@ -142,27 +144,19 @@ final class BusPublisher: Sendable {
 
     func interfaceAdded(_ record: InterfaceRecord) async {
         try? await bus.export([interfaceTable(record.path)], at: record.path)
-        await managerChanged([HotspotContract.Manager.interfaces.key: await interfacePaths()])
+        await managerChanged(HotspotContract.Manager.interfaces)
     }
 
     func interfaceRemoved(_ record: InterfaceRecord) async {
         await bus.unexport(record.path)
-        await managerChanged([HotspotContract.Manager.interfaces.key: await interfacePaths()])
+        await managerChanged(HotspotContract.Manager.interfaces)
     }
 
-    func interfaceStatusChanged(_ record: InterfaceRecord, old: InterfaceStatus?) async {
-        guard let s = record.status else { return }
-        var changed: [String: DBusValue] = [:]
-        typealias I = HotspotContract.Interface
-        if old?.state != s.state { changed[I.state] = .string(s.state.rawValue) }
-        if old?.network != s.network { changed[I.network] = Self.networkValue(s.network) }
-        if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed[I.helper] = .string(s.chosenHelperDisplayName ?? "") }
-        await interfaceChanged(record, changed)
-    }
-
-    func interfaceChanged(_ record: InterfaceRecord, _ changed: [String: DBusValue]) async {
-        guard !changed.isEmpty else { return }
-        try? await bus.propertiesChanged(path: record.path, interface: HotspotContract.interfaceInterface, changed)
+    /// Announces an interface object's properties by name; their values are read through the
+    /// table's getters.
+    func interfaceChanged(_ record: InterfaceRecord, _ properties: [PropertySpec]) async {
+        guard !properties.isEmpty else { return }
+        try? await bus.propertiesChanged(path: record.path, interface: HotspotContract.interfaceInterface, names: properties.map(\.key))
     }
 
     func uiRequired(_ record: InterfaceRecord, displayName: String, network: Network) async {

@@ -92,7 +92,7 @@ public enum Daemon {
                     guard let monitor, await monitor.policy != next else { continue }
                     log.info("connectivity: NetworkManager's check changed; \(next.explanation)")
                     await monitor.apply(next)
-                    await engine?.publisher?.managerChanged(["ProbePolicy": .string(next.explanation)])
+                    await engine?.publisher?.managerChanged(HotspotContract.Manager.probePolicy)
                 }
             }
         }

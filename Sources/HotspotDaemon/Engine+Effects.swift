@@ -60,7 +60,12 @@ extension Engine {
                 // Signed in or maintained: look again soon (this also learns a new session end).
                 Task { await monitor.recheckSoon(s.interface.rawValue) }
             }
-            await publisher?.interfaceStatusChanged(r, old: old)
+            typealias I = HotspotContract.Interface
+            var changed: [PropertySpec] = []
+            if old?.state != s.state { changed.append(I.state) }
+            if old?.network != s.network { changed.append(I.network) }
+            if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(I.helper) }
+            await publisher?.interfaceChanged(r, changed)
         case .publishScanList(let name, let list):
             interfaces[name]?.scanList = list
         case .uiRequired(let request):
@@ -141,7 +146,7 @@ extension Engine {
             let outcome: CommandOutcome
             do {
                 let reply = try await bus.call(destination: helperName, path: helperPath, interface: HotspotContract.handlerInterface,
-                                               member: "HandleCommand", body: [wire.encode()], timeout: timeout)
+                                               member: HotspotContract.Handler.handleCommand.name, body: [wire.encode()], timeout: timeout)
                 guard reply.count == 1 else { throw WireError("HandleCommand returned \(reply.count) values") }
                 outcome = .answered(try WireResponse.decode(reply[0], answering: wire))
             } catch let error as WireError {

@@ -152,7 +152,7 @@ extension Engine {
     }
 
     func publishHelpers() async {
-        await publisher?.managerChanged(["Helpers": .varDicts(helperList())])
+        await publisher?.managerChanged(HotspotContract.Manager.helpers)
     }
 
 }

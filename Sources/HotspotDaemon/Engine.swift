@@ -104,7 +104,12 @@ public actor Engine {
 
     /// A Wi-Fi device appeared (or NetworkManager was rebuilt).
     func interfaceAppeared(_ name: InterfaceID, device: ObjectPath) async {
-        if interfaces[name] != nil { interfaces[name]?.device = device; return }
+        if let r = interfaces[name] {
+            guard r.device != device else { return }
+            interfaces[name]?.device = device
+            await publisher?.interfaceChanged(r, [HotspotContract.Interface.device])
+            return
+        }
         let number = numbers[name] ?? { nextInterfaceNumber += 1; numbers[name] = nextInterfaceNumber; return nextInterfaceNumber }()
         interfaces[name] = InterfaceRecord(number: number, name: name, device: device)
         await publisher?.interfaceAdded(interfaces[name]!)
@@ -190,7 +195,7 @@ public actor Engine {
         }
         guard value != status else { return }
         status = value
-        await publisher?.managerChanged(["Status": .string(value)])
+        await publisher?.managerChanged(HotspotContract.Manager.status)
     }
 
     func scanListChanged(_ name: InterfaceID, _ networks: [Network]) async {
@@ -205,13 +210,14 @@ public actor Engine {
 
     func setConnectivity(_ name: InterfaceID, connectivity: String, portalURL: String, venueInfoURL: String, sessionExpires: UInt64) async {
         guard var r = interfaces[name] else { return }
-        var changed: [String: DBusValue] = [:]
-        if r.connectivity != connectivity { r.connectivity = connectivity; changed["Connectivity"] = .string(connectivity) }
-        if r.portalURL != portalURL { r.portalURL = portalURL; changed["PortalUrl"] = .string(portalURL) }
-        if r.venueInfoURL != venueInfoURL { r.venueInfoURL = venueInfoURL; changed["VenueInfoUrl"] = .string(venueInfoURL) }
-        if r.sessionExpires != sessionExpires { r.sessionExpires = sessionExpires; changed["SessionExpires"] = .uint64(sessionExpires) }
+        typealias I = HotspotContract.Interface
+        var changed: [PropertySpec] = []
+        if r.connectivity != connectivity { r.connectivity = connectivity; changed.append(I.connectivity) }
+        if r.portalURL != portalURL { r.portalURL = portalURL; changed.append(I.portalUrl) }
+        if r.venueInfoURL != venueInfoURL { r.venueInfoURL = venueInfoURL; changed.append(I.venueInfoUrl) }
+        if r.sessionExpires != sessionExpires { r.sessionExpires = sessionExpires; changed.append(I.sessionExpires) }
         interfaces[name] = r
-        if !changed.isEmpty { await publisher?.interfaceChanged(r, changed) }
+        await publisher?.interfaceChanged(r, changed)
     }
 
     // MARK: - Requests from the bus (already authorised)

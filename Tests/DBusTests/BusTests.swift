@@ -129,6 +129,21 @@ struct BusTests {
         await #expect { try await f.server.propertiesChanged(path: TestObject.path, interface: TestObject.interface, ["Version": "2"]) } throws: { _ in true }
     }
 
+    @Test func propertiesAnnouncedByNameAreReadThroughTheirGetters() async throws {
+        let f = try await BusFixture()
+        let changes = try await f.client.signals(matching: MatchRule(path: TestObject.path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+        _ = try await f.call("Set", [.string("org.example.Test"), .string("Name"), .variant("first")], interface: "org.freedesktop.DBus.Properties")
+        var it = changes.makeAsyncIterator()
+        _ = await it.next()  // Set's own announcement
+        // The caller names the property; the value sent is the getter's, read now.
+        try await f.server.propertiesChanged(path: TestObject.path, interface: TestObject.interface, names: ["Name", "Paths", "Name"])
+        let signal = await it.next()
+        #expect(signal?.body == [.string("org.example.Test"), .varDict(["Name": "first", "Paths": .objectPaths(["/a", "/b"])]), .strings([])])
+        // Unknown names and properties declared not to change are refused.
+        await #expect { try await f.server.propertiesChanged(path: TestObject.path, interface: TestObject.interface, names: ["Nope"]) } throws: { _ in true }
+        await #expect { try await f.server.propertiesChanged(path: TestObject.path, interface: TestObject.interface, names: ["Version"]) } throws: { _ in true }
+    }
+
     @Test func signalsReachSubscribersAndTheRuleIsRemovedWithTheLastOne() async throws {
         let f = try await BusFixture()
         func matchRules() async throws -> UInt32? {
