@@ -70,7 +70,7 @@ let package = Package(
         // The daemon: wiring core and adapters, the D-Bus API, helpers, persistence, configuration.
         .target(name: "HotspotDaemon", dependencies: [
             "DBus", "HotspotCore", "HotspotProtocol", "NetworkManager", "Connectivity", "CGLib", "BuiltInHelpers", "HotspotHelperKit",
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
 
         // The library for helper authors, shaped like NEHotspotHelper.

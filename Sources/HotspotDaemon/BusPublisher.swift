@@ -2,25 +2,68 @@
 import DBus
 import HotspotCore
 import HotspotProtocol
+import ServiceLifecycle
+
+/// What the engine asks the bus server to announce, in the order it happened.
+enum Announcement: Sendable {
+    /// Manager properties changed: announced by name, their values read through the getters.
+    case manager([PropertySpec])
+    /// An interface object to export (then `Interfaces` is announced), or to withdraw.
+    case interfaceAdded(ObjectPath)
+    case interfaceRemoved(ObjectPath)
+    /// An interface object's properties changed.
+    case interface(ObjectPath, [PropertySpec])
+    case uiRequired(ObjectPath, displayName: String, network: Network)
+    case commandCompleted(ObjectPath, helper: String, command: String, result: String, seconds: Double)
+}
 
 /// The daemon's D-Bus surface (the manager object and one object per Wi-Fi interface): the
 /// interfaces declared in `HotspotContract`, implemented by handlers that check polkit and then
-/// call one Engine function. The glue only: no hotspot logic lives here.
-final class BusPublisher: Sendable {
+/// call one Engine function; and, as a service, the announcements the engine makes. The glue only:
+/// no hotspot logic lives here.
+final class BusPublisher: Service {
     let bus: Connection
     let authorizer: Authorizer
-    weak let engine: Engine?
+    let engine: Engine
+    let announcements: AsyncStream<Announcement>
     static let version = "0.2.0"
 
-    init(bus: Connection, engine: Engine) {
+    init(bus: Connection, engine: Engine, announcements: AsyncStream<Announcement>) {
         self.bus = bus
         self.engine = engine
+        self.announcements = announcements
         self.authorizer = Authorizer(connection: bus)
     }
 
-    private func liveEngine() throws -> Engine {
-        guard let engine else { throw HotspotError(.notAllowed, "the daemon is shutting down") }
-        return engine
+    /// Announces what the engine says, in order, until the daemon shuts down.
+    func run() async throws {
+        for await announcement in announcements.cancelOnGracefulShutdown() {
+            await announce(announcement)
+        }
+    }
+
+    func announce(_ announcement: Announcement) async {
+        switch announcement {
+        case .manager(let properties):
+            try? await bus.propertiesChanged(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                                             names: properties.map(\.key))
+        case .interfaceAdded(let path):
+            try? await bus.export([interfaceTable(path)], at: path)
+            await announce(.manager([HotspotContract.Manager.interfaces]))
+        case .interfaceRemoved(let path):
+            await bus.unexport(path)
+            await announce(.manager([HotspotContract.Manager.interfaces]))
+        case .interface(let path, let properties):
+            try? await bus.propertiesChanged(path: path, interface: HotspotContract.interfaceInterface, names: properties.map(\.key))
+        case .uiRequired(let path, let displayName, let network):
+            try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                                member: HotspotContract.Manager.uiRequired.name,
+                                body: [.objectPath(path), .string(displayName), WireNetwork.encode(network)])
+        case .commandCompleted(let path, let helper, let command, let result, let seconds):
+            try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                                member: HotspotContract.Manager.commandCompleted.name,
+                                body: [.objectPath(path), .string(helper), .string(command), .string(result), .double(seconds)])
+        }
     }
 
     // MARK: - The manager
@@ -35,7 +78,6 @@ final class BusPublisher: Sendable {
             methods: [
                 M.registerHelper: { [self] call in
                     guard case .objectPath(let path) = call.body[0], let options = call.body[1].varDict else { return [] }
-                    let engine = try liveEngine()
                     let caller = try? await bus.credentials(of: call.sender)
                     let registration = try await engine.validateRegistration(options, uid: caller?.uid)
                     try await authorizer.require(.registerHelper, for: call, details: registration.polkitDetails)
@@ -43,7 +85,7 @@ final class BusPublisher: Sendable {
                     return []
                 },
                 M.unregisterHelper: { [self] call in
-                    try await liveEngine().unregister(sender: call.sender)
+                    try await engine.unregister(sender: call.sender)
                     return []
                 },
                 M.forgetNetwork: { [self] call in
@@ -52,7 +94,7 @@ final class BusPublisher: Sendable {
                     guard !bytes.isEmpty, bytes.count <= WireNetwork.maximumSSIDLength else {
                         throw HotspotError(.invalidArgs, "an SSID has 1 to \(WireNetwork.maximumSSIDLength) bytes; got \(bytes.count)")
                     }
-                    await (try liveEngine()).forget(SSID(bytes: bytes))
+                    await engine.forget(SSID(bytes: bytes))
                     return []
                 },
                 M.checkPermission: { [self] call in
@@ -65,30 +107,25 @@ final class BusPublisher: Sendable {
             ],
             getters: [
                 M.interfaces: { [self] in await interfacePaths() },
-                M.helpers: { [self] in .varDicts(await engine?.helperList() ?? []) },
+                M.helpers: { [self] in .varDicts(await engine.helperList()) },
                 M.version: { .string(Self.version) },
-                M.status: { [self] in .string(await engine?.status ?? "determining") },
+                M.status: { [self] in .string(await engine.status) },
                 M.probePolicy: { [self] in
-                    .string(await engine?.monitor?.policy.explanation ?? "no probes: connectivity checks are off ([connectivity] enabled=false)")
+                    .string(await engine.monitor?.policy.explanation ?? "no probes: connectivity checks are off ([connectivity] enabled=false)")
                 },
             ])
     }
 
     private func interfacePaths() async -> DBusValue {
-        .objectPaths(await (engine?.interfaces.values.sorted { $0.number < $1.number }.map(\.path)) ?? [])
+        .objectPaths(await engine.interfaces.values.sorted { $0.number < $1.number }.map(\.path))
     }
 
     /// Announces manager properties by name; their values are read through the table's getters.
-    func managerChanged(_ properties: PropertySpec...) async {
-        try? await bus.propertiesChanged(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
-                                         names: properties.map(\.key))
-    }
-
     // MARK: - Interfaces
 
     private func interfaceTable(_ path: ObjectPath) -> DBusInterface {
         @Sendable func record() async throws -> InterfaceRecord {
-            guard let r = await engine?.record(at: path) else { throw HotspotError(.noSuchNetwork, "the interface at \(path) is gone") }
+            guard let r = await engine.record(at: path) else { throw HotspotError(.noSuchNetwork, "the interface at \(path) is gone") }
             return r
         }
         typealias I = HotspotContract.Interface
@@ -104,11 +141,10 @@ final class BusPublisher: Sendable {
                 },
                 I.presentUI: { [self] call in
                     try await authorizer.require(.control, for: call)
-                    try await liveEngine().presentUI(try await record().name)
+                    try await engine.presentUI(try await record().name)
                     return []
                 },
                 I.logoff: { [self] call in
-                    let engine = try liveEngine()
                     let r = try await record()
                     // The chosen helper may log off its own network; anyone else needs polkit.
                     if let id = await engine.helperID(of: call.sender), r.status?.chosenHelper == id {
@@ -121,7 +157,7 @@ final class BusPublisher: Sendable {
                 },
                 I.checkConnectivity: { [self] _ in
                     let r = try await record()
-                    return [.varDict(try await liveEngine().checkConnectivity(r.name))]
+                    return [.varDict(await engine.checkConnectivity(r.name))]
                 },
             ],
             getters: [
@@ -140,35 +176,5 @@ final class BusPublisher: Sendable {
     static func networkValue(_ network: Network?) -> DBusValue {
         guard let network else { return .varDict([:]) }
         return WireNetwork.encode(network)
-    }
-
-    func interfaceAdded(_ record: InterfaceRecord) async {
-        try? await bus.export([interfaceTable(record.path)], at: record.path)
-        await managerChanged(HotspotContract.Manager.interfaces)
-    }
-
-    func interfaceRemoved(_ record: InterfaceRecord) async {
-        await bus.unexport(record.path)
-        await managerChanged(HotspotContract.Manager.interfaces)
-    }
-
-    /// Announces an interface object's properties by name; their values are read through the
-    /// table's getters.
-    func interfaceChanged(_ record: InterfaceRecord, _ properties: [PropertySpec]) async {
-        guard !properties.isEmpty else { return }
-        try? await bus.propertiesChanged(path: record.path, interface: HotspotContract.interfaceInterface, names: properties.map(\.key))
-    }
-
-    func uiRequired(_ record: InterfaceRecord, displayName: String, network: Network) async {
-        try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
-                            member: HotspotContract.Manager.uiRequired.name,
-                            body: [.objectPath(record.path), .string(displayName), WireNetwork.encode(network)])
-    }
-
-    /// `path` is the interface's, even while it is being removed (its commands end then).
-    func commandCompleted(_ request: CommandRequest, path: ObjectPath, result: String, seconds: Double) async {
-        try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
-                            member: HotspotContract.Manager.commandCompleted.name,
-                            body: [.objectPath(path), .string(request.helper.rawValue), .string(request.command.rawValue), .string(result), .double(seconds)])
     }
 }

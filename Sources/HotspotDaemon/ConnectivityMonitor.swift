@@ -22,7 +22,8 @@ actor ConnectivityMonitor {
     let capportURL: @Sendable (SSID) -> String?
     let dhcpLease: @Sendable (String) async -> DHCPv4Lease?
     let log: @Sendable (String) -> Void
-    weak var engine: Engine?
+    /// Where every check's verdict goes (the engine's connectivity service reads it).
+    let reports: AsyncStream<ConnectivityReport>.Continuation?
 
     private struct Link {
         var ssid: SSID
@@ -42,7 +43,8 @@ actor ConnectivityMonitor {
     init(settings: ConnectivitySettings, policy: ProbePolicy? = nil, dnsLookup: @escaping @Sendable (String) async -> [String],
          capportURL: @escaping @Sendable (SSID) -> String?,
          dhcpLease: @escaping @Sendable (String) async -> DHCPv4Lease? = { _ in nil },
-         log: @escaping @Sendable (String) -> Void = { _ in }) {
+         log: @escaping @Sendable (String) -> Void = { _ in }, reports: AsyncStream<ConnectivityReport>.Continuation? = nil) {
+        self.reports = reports
         self.settings = settings
         let policy = policy ?? ProbePolicy.decide(configured: settings.probes, networkManager: nil)
         self.policy = policy
@@ -70,7 +72,10 @@ actor ConnectivityMonitor {
         }
     }
 
-    func attach(engine: Engine) { self.engine = engine }
+    /// The published (hysteresis-smoothed) state of a link, once checked.
+    func published(_ interface: String) -> ProbeVerdict.State? {
+        links[interface]?.schedule.published
+    }
 
     private var elapsed: Duration { ContinuousClock.now - origin }
 
@@ -204,9 +209,16 @@ actor ConnectivityMonitor {
         links[interface]?.last = (verdict, ContinuousClock.now)
         links[interface]?.schedule.record(verdict.state, at: elapsed)
         let published = links[interface]?.schedule.published ?? verdict.state
-        await engine?.connectivityChecked(InterfaceID(interface), verdict: verdict, published: published)
+        reports?.yield(ConnectivityReport(interface: InterfaceID(interface), verdict: verdict, published: published))
         return verdict
     }
+}
+
+/// One check of a link: its verdict and the state the schedule publishes.
+struct ConnectivityReport: Sendable {
+    var interface: InterfaceID
+    var verdict: ProbeVerdict
+    var published: ProbeVerdict.State
 }
 
 /// The built-in helpers' view of the daemon: transfers bound and resolved like the monitor's

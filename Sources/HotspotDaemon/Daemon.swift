@@ -1,23 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 import BuiltInHelpers
+import Connectivity
 import DBus
-import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 import HotspotCore
 import HotspotHelperKit
 import HotspotProtocol
 import Logging
+import NetworkManager
+import ServiceLifecycle
 
 /// The running service: connects to the system bus, exports its objects, then takes its name,
-/// follows NetworkManager, and shuts down cleanly on SIGTERM or SIGINT.
+/// and runs its services (the bus server's announcements, the NetworkManager watcher, the
+/// connectivity monitor's reports) in a ServiceGroup until it is asked to stop.
+///
+/// Wiring, in one place and in dependency order: every part gets what it uses in its
+/// initializer, nothing is attached later, and nothing holds a reference back to what uses it
+/// (the engine announces through a stream to the bus server; the monitor reports through a
+/// stream to its service).
 public enum Daemon {
-    /// Runs until `stop` returns (by default: SIGTERM or SIGINT; the program passes its
-    /// ServiceGroup's graceful shutdown) or the bus goes away. Throws when start-up fails (no
+    /// Runs until `stop` returns (the program passes its ServiceGroup's graceful shutdown on
+    /// SIGTERM or SIGINT), a service fails, or the bus goes away. Throws when start-up fails (no
     /// bus, name already taken), with a message saying what to do.
     public static func run(configuration: DaemonConfiguration, log: Logger,
-                           until stop: (@Sendable () async -> String)? = nil) async throws {
+                           until stop: @escaping @Sendable () async -> String) async throws {
         for key in configuration.unknownKeys { log.warning("configuration: unknown key \(key) ignored") }
         for warning in configuration.warnings { log.warning("\(warning)") }
         if let problem = ProcessHardening.apply() { log.warning("\(problem)") }
@@ -25,36 +30,54 @@ public enum Daemon {
         do { bus = try Connection.system() } catch {
             throw DaemonError("cannot connect to the system bus: \(error). Is dbus running? (DBUS_SYSTEM_BUS_ADDRESS overrides the address)")
         }
-        let engine = Engine(bus: bus, configuration: configuration, log: log)
-        let publisher = BusPublisher(bus: bus, engine: engine)
-        let networkManager = NetworkManagerBridge(bus: bus, engine: engine, log: log)
-        await engine.attach(publisher: publisher, network: networkManager)
-        if configuration.provisionProfiles {
-            await engine.attach(provisioner: networkManager.provisioner)
-        } else {
+        let client = NetworkManagerClient(connection: bus)
+        let actions = NetworkManagerActions(bus: bus, client: client)
+        let provisioner = ProfileProvisioner(client: client, log: log)
+        if !configuration.provisionProfiles {
             log.info("provisioning is off ([daemon] provision-profiles=false): helpers' passwords reach NetworkManager only through the secret agent; profiles an earlier run left are withdrawn")
         }
+        let profiles = loadProfiles(configuration, log: log)
+        let (reports, reporter) = AsyncStream.makeStream(of: ConnectivityReport.self)
+        let monitor = await makeMonitor(configuration, profiles: profiles, client: client, actions: actions, reports: reporter, log: log)
+        let (announcements, announcer) = AsyncStream.makeStream(of: Announcement.self)
+        let engine = Engine(bus: bus, configuration: configuration, log: log, network: actions, monitor: monitor,
+                            provisioner: configuration.provisionProfiles ? provisioner : nil, announcements: announcer)
+        let publisher = BusPublisher(bus: bus, engine: engine, announcements: announcements)
+
         try await publisher.exportManager()
         do { try await bus.requestName(HotspotContract.busName) } catch let error as DBusError {
             throw DaemonError("cannot take the bus name: \(error.message)")
         }
         log.info("hotspot-helperd \(BusPublisher.version) running on \(bus.uniqueName) as \(HotspotContract.busName); state in \(configuration.stateDirectory)")
-        let following = Task { await networkManager.follow() }
-        await startBuiltIns(configuration: configuration, engine: engine, networkManager: networkManager, log: log)
 
-        let reason = if let stop { await firstOf(stop, disconnection: bus) } else { await firstOf(signals: [SIGTERM, SIGINT], disconnection: bus) }
-        log.info("shutting down: \(reason)")
-        following.cancel()
-        await networkManager.provisioner.withdrawAll(waitingAtMost: .seconds(5))
+        var services: [any Service] = [publisher, NetworkManagerWatcher(bus: bus, client: client, engine: engine, provisioner: provisioner, log: log)]
+        if let monitor {
+            services.append(ConnectivityService(monitor: monitor, reports: reports, client: client, engine: engine,
+                                                probes: configuration.connectivity.probes, log: log))
+            await registerBuiltIns(configuration, profiles: profiles, monitor: monitor, engine: engine, log: log)
+        } else {
+            reporter.finish()
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup) },
+            gracefulShutdownSignals: [], logger: log))
+        let stopping = Task {
+            let reason = await firstOf(stop, disconnection: bus)
+            log.info("shutting down: \(reason)")
+            await group.triggerGracefulShutdown()
+        }
+        defer { stopping.cancel() }
+        var failure: (any Error)?
+        do { try await group.run() } catch { failure = error }
+        await provisioner.withdrawAll(waitingAtMost: .seconds(5))
         if await bus.isConnected { try? await bus.releaseName(HotspotContract.busName) }
         await bus.close()
+        if let failure {
+            throw DaemonError("a service failed: \(failure)")
+        }
     }
 
-    /// Loads the profiles, starts the connectivity monitor and registers the built-in helpers in
-    /// the daemon: the same helper protocol as helpers on the bus, without the bus. Problems are
-    /// logged; the daemon runs on.
-    static func startBuiltIns(configuration: DaemonConfiguration, engine: Engine, networkManager: NetworkManagerBridge,
-                              log: Logger) async {
+    static func loadProfiles(_ configuration: DaemonConfiguration, log: Logger) -> ProfileSet {
         let wantsProfiles = configuration.builtinHelpers.contains("profiles")
         let profiles = wantsProfiles ? ProfileLoader.load(directory: configuration.profilesDirectory) : ProfileSet()
         for problem in profiles.problems { log.error("\(problem)") }
@@ -62,41 +85,41 @@ public enum Daemon {
         if wantsProfiles {
             log.info("profiles: \(profiles.index.count) loaded from \(configuration.profilesDirectory)\(profiles.problems.isEmpty ? "" : ", \(profiles.problems.count) problems")")
         }
+        return profiles
+    }
+
+    /// The connectivity monitor, or nil when connectivity checks are off. Its probe set and
+    /// whether it probes periodically follow NetworkManager's own connectivity check
+    /// (ProbePolicy): read here, followed by ``ConnectivityService``.
+    static func makeMonitor(_ configuration: DaemonConfiguration, profiles: ProfileSet, client: NetworkManagerClient,
+                            actions: NetworkManagerActions, reports: AsyncStream<ConnectivityReport>.Continuation,
+                            log: Logger) async -> ConnectivityMonitor? {
         let settings = configuration.connectivity
         guard settings.enabled else {
             if !configuration.builtinHelpers.isEmpty {
                 log.warning("connectivity checks are off ([connectivity] enabled=false), so the built-in helpers are not started")
             }
-            return
+            return nil
         }
         let index = profiles.index
-        // The probe set and whether to probe periodically follow NetworkManager's own
-        // connectivity check (ProbePolicy), now and whenever it changes.
-        let nmCheck = await networkManager.client.connectivityCheckSettings()
-        let policy = ProbePolicy.decide(configured: settings.probes, networkManager: nmCheck)
-        let monitor = ConnectivityMonitor(settings: settings, policy: policy, dnsLookup: { [weak networkManager] name in
-            await networkManager?.dnsServers(interface: name) ?? []
+        let policy = ProbePolicy.decide(configured: settings.probes, networkManager: await client.connectivityCheckSettings())
+        let monitor = ConnectivityMonitor(settings: settings, policy: policy, dnsLookup: { name in
+            await actions.dnsServers(interface: name)
         }, capportURL: { ssid in
             if case .capport(let url)? = index.profile(for: ssid)?.signIn { return url }
             return nil
-        }, dhcpLease: { [weak networkManager] name in
-            await networkManager?.dhcpv4Lease(interface: name)
-        }, log: { log.info("\($0)") })
-        await monitor.attach(engine: engine)
-        await engine.attach(monitor: monitor)
+        }, dhcpLease: { name in
+            await actions.dhcpv4Lease(interface: name)
+        }, log: { log.info("\($0)") }, reports: reports)
         log.info("connectivity: \(policy.explanation)\(settings.bindInterface ? ", bound to each Wi-Fi interface" : ", on the default route (bind-interface=false)")\(settings.capportURL.map { ", RFC 8908 API \($0)" } ?? "")")
-        if let changes = try? await networkManager.client.followConnectivityCheckSettings() {
-            Task { [weak monitor, weak engine] in
-                for await check in changes {
-                    let next = ProbePolicy.decide(configured: settings.probes, networkManager: check)
-                    guard let monitor, await monitor.policy != next else { continue }
-                    log.info("connectivity: NetworkManager's check changed; \(next.explanation)")
-                    await monitor.apply(next)
-                    await engine?.publisher?.managerChanged(HotspotContract.Manager.probePolicy)
-                }
-            }
-        }
-        let environment = DaemonPortalEnvironment(monitor: monitor, settings: settings, probes: policy.probes)
+        return monitor
+    }
+
+    /// Registers the built-in helpers in the daemon: the same helper protocol as helpers on the
+    /// bus, without the bus. Problems are logged; the daemon runs on.
+    static func registerBuiltIns(_ configuration: DaemonConfiguration, profiles: ProfileSet, monitor: ConnectivityMonitor,
+                                 engine: Engine, log: Logger) async {
+        let environment = DaemonPortalEnvironment(monitor: monitor, settings: configuration.connectivity, probes: await monitor.policy.probes)
         let helperLog: @Sendable (String) -> Void = { log.info("\(UntrustedText.forLog($0, limit: 400))") }
         for name in configuration.builtinHelpers {
             let helper: InProcessHelper
@@ -124,23 +147,49 @@ public enum Daemon {
         for t in tasks { t.cancel() }
         return reason
     }
+}
 
-    /// Waits for a termination signal or the bus connection ending, whichever comes first.
-    static func firstOf(signals: [Int32], disconnection bus: Connection) async -> String {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
-        let sources = signals.map { sig -> any DispatchSourceSignal in
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { continuation.yield(sig == SIGTERM ? "SIGTERM" : "SIGINT") }
-            source.resume()
-            return source
+/// The connectivity monitor's side of the daemon, as a service: every check's report reaches the
+/// engine (which publishes `Connectivity`, `PortalUrl`…), and NetworkManager's own connectivity
+/// setting is followed (ProbePolicy), live.
+final class ConnectivityService: Service {
+    let monitor: ConnectivityMonitor
+    let reports: AsyncStream<ConnectivityReport>
+    let client: NetworkManagerClient
+    let engine: Engine
+    let probes: [ConnectivityProbe]?
+    let log: Logger
+
+    init(monitor: ConnectivityMonitor, reports: AsyncStream<ConnectivityReport>, client: NetworkManagerClient, engine: Engine,
+         probes: [ConnectivityProbe]?, log: Logger) {
+        self.monitor = monitor
+        self.reports = reports
+        self.client = client
+        self.engine = engine
+        self.probes = probes
+        self.log = log
+    }
+
+    func run() async throws {
+        let policyChanges = try? await client.followConnectivityCheckSettings()
+        await withDiscardingTaskGroup { group in
+            group.addTask { [self] in
+                for await report in reports.cancelOnGracefulShutdown() {
+                    await engine.connectivityChecked(report.interface, verdict: report.verdict, published: report.published)
+                }
+            }
+            if let policyChanges {
+                group.addTask { [self] in
+                    for await check in policyChanges.cancelOnGracefulShutdown() {
+                        let next = ProbePolicy.decide(configured: probes, networkManager: check)
+                        guard await monitor.policy != next else { continue }
+                        log.info("connectivity: NetworkManager's check changed; \(next.explanation)")
+                        await monitor.apply(next)
+                        await engine.announce(.manager([HotspotContract.Manager.probePolicy]))
+                    }
+                }
+            }
         }
-        let watcher = Task { continuation.yield("the bus connection ended: \(await bus.disconnection())") }
-        var iterator = stream.makeAsyncIterator()
-        let reason = await iterator.next() ?? "stopped"
-        watcher.cancel()
-        sources.forEach { $0.cancel() }
-        return reason
     }
 }
 

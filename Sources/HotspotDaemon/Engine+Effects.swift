@@ -65,13 +65,13 @@ extension Engine {
             if old?.state != s.state { changed.append(I.state) }
             if old?.network != s.network { changed.append(I.network) }
             if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(I.helper) }
-            await publisher?.interfaceChanged(r, changed)
+            if !changed.isEmpty { announce(.interface(r.path, changed)) }
         case .publishScanList(let name, let list):
             interfaces[name]?.scanList = list
         case .uiRequired(let request):
             guard let r = interfaces[request.interface] else { return }
             log.info("\(request.interface): helper '\(UntrustedText.forLog(request.helperDisplayName))' needs the user for \(request.network.ssid.displayForm)")
-            await publisher?.uiRequired(r, displayName: request.helperDisplayName, network: request.network)
+            announce(.uiRequired(r.path, displayName: request.helperDisplayName, network: request.network))
         case .persist(let state):
             guard persisting else { return }
             do { try store.saveState(state) } catch {
@@ -93,7 +93,8 @@ extension Engine {
     /// end because the interface is going away are reported too.
     func completed(_ request: CommandRequest, result: String, seconds: Double) async {
         guard let number = numbers[request.interface] else { return }
-        await publisher?.commandCompleted(request, path: HotspotContract.interfacePath(number), result: result, seconds: seconds)
+        announce(.commandCompleted(HotspotContract.interfacePath(number), helper: request.helper.rawValue, command: request.command.rawValue,
+                                   result: result, seconds: seconds))
     }
 
     func timerFired(_ id: TimerID) async {

@@ -152,7 +152,7 @@ extension Engine {
     }
 
     func publishHelpers() async {
-        await publisher?.managerChanged(HotspotContract.Manager.helpers)
+        announce(.manager([HotspotContract.Manager.helpers]))
     }
 
 }

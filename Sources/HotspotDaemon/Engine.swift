@@ -41,11 +41,16 @@ public actor Engine {
     let store: StateFile
     /// False when the state file must be left untouched (see ``StateFile/restore()``).
     let persisting: Bool
-    var network: (any NetworkControl)?
-    var publisher: BusPublisher?
-    var monitor: ConnectivityMonitor?
-    /// Keeps NetworkManager profiles for the networks helpers supply passwords for.
-    var provisioner: ProfileProvisioner?
+    /// NetworkManager's actions (disconnect, autoconnect); nil in tests that need none.
+    let network: (any NetworkControl)?
+    /// Probes each joined link; nil when connectivity checks are off.
+    let monitor: ConnectivityMonitor?
+    /// Keeps NetworkManager profiles for the networks helpers supply passwords for; nil when
+    /// provisioning is off.
+    let provisioner: ProfileProvisioner?
+    /// What the bus server announces, in order (BusPublisher): the engine never waits for the bus
+    /// and holds no reference to its publisher.
+    let announcements: AsyncStream<Announcement>.Continuation
     /// NetworkManager's primary connection (nil while NetworkManager is away); ManagerStatus
     /// turns it and the Wi-Fi verdicts into `Status`.
     var primary: ManagerStatus.Primary?
@@ -66,9 +71,15 @@ public actor Engine {
     var numbers: [InterfaceID: Int] = [:]
     var status = "determining"
 
-    public init(bus: Connection, configuration: DaemonConfiguration, log: Logger) {
+    /// Dependencies come in here, once: nothing is attached later and nothing points back.
+    init(bus: Connection, configuration: DaemonConfiguration, log: Logger, network: (any NetworkControl)?,
+         monitor: ConnectivityMonitor?, provisioner: ProfileProvisioner?, announcements: AsyncStream<Announcement>.Continuation) {
         self.bus = bus
         self.log = log
+        self.network = network
+        self.monitor = monitor
+        self.provisioner = provisioner
+        self.announcements = announcements
         let store = StateFile(directory: configuration.stateDirectory)
         self.store = store
         let restored = store.restore()
@@ -77,14 +88,7 @@ public actor Engine {
         self.core = HotspotCoordinator(configuration: configuration.core, restoring: restored.state)
     }
 
-    func attach(publisher: BusPublisher, network: (any NetworkControl)?) {
-        self.publisher = publisher
-        self.network = network
-    }
-
-    func attach(monitor: ConnectivityMonitor) { self.monitor = monitor }
-
-    func attach(provisioner: ProfileProvisioner) { self.provisioner = provisioner }
+    func announce(_ announcement: Announcement) { announcements.yield(announcement) }
 
     var now: Instant { Instant(sinceEpoch: ContinuousClock.now - start) }
 
@@ -107,12 +111,12 @@ public actor Engine {
         if let r = interfaces[name] {
             guard r.device != device else { return }
             interfaces[name]?.device = device
-            await publisher?.interfaceChanged(r, [HotspotContract.Interface.device])
+            announce(.interface(r.path, [HotspotContract.Interface.device]))
             return
         }
         let number = numbers[name] ?? { nextInterfaceNumber += 1; numbers[name] = nextInterfaceNumber; return nextInterfaceNumber }()
         interfaces[name] = InterfaceRecord(number: number, name: name, device: device)
-        await publisher?.interfaceAdded(interfaces[name]!)
+        announce(.interfaceAdded(HotspotContract.interfacePath(number)))
         log.info("interface \(name) appeared (\(device))")
     }
 
@@ -121,8 +125,29 @@ public actor Engine {
         guard let record = interfaces.removeValue(forKey: name) else { return }
         await monitor?.left(name.rawValue)
         await handle(.interfaceRemoved(name))
-        await publisher?.interfaceRemoved(record)
+        announce(.interfaceRemoved(record.path))
         log.info("interface \(name) vanished")
+    }
+
+    /// The interface on NetworkManager's device `device`, if the engine has it.
+    func interface(onDevice device: ObjectPath) -> InterfaceID? {
+        interfaces.values.first { $0.device == device }?.name
+    }
+
+    func interfaceVanished(device: ObjectPath) async {
+        if let name = interface(onDevice: device) { await interfaceVanished(name) }
+    }
+
+    func joined(device: ObjectPath, network: Network, connection: ConnectionID) async {
+        if let name = interface(onDevice: device) { await joined(name, network: network, connection: connection) }
+    }
+
+    func left(device: ObjectPath) async {
+        if let name = interface(onDevice: device) { await left(name) }
+    }
+
+    func scanListChanged(device: ObjectPath, _ networks: [Network]) async {
+        if let name = interface(onDevice: device) { await scanListChanged(name, networks) }
     }
 
     func joined(_ name: InterfaceID, network: Network, connection: ConnectionID) async {
@@ -173,6 +198,9 @@ public actor Engine {
         var reason = "not associated with a network"
         if let monitor, interfaces[name]?.status?.network != nil {
             let v = await monitor.verdict(for: name.rawValue, fresh: true)
+            // The monitor reports every check through its stream too; this one is applied now, so
+            // the values returned below are this check's.
+            await connectivityChecked(name, verdict: v, published: await monitor.published(name.rawValue) ?? v.state)
             reason = "\(v.state.rawValue): \(v.reason) (\(v.successes) of \(v.total) probes)"
         } else if monitor == nil {
             reason = "connectivity checks are off ([connectivity] enabled=false)"
@@ -195,7 +223,7 @@ public actor Engine {
         }
         guard value != status else { return }
         status = value
-        await publisher?.managerChanged(HotspotContract.Manager.status)
+        announce(.manager([HotspotContract.Manager.status]))
     }
 
     func scanListChanged(_ name: InterfaceID, _ networks: [Network]) async {
@@ -217,7 +245,7 @@ public actor Engine {
         if r.venueInfoURL != venueInfoURL { r.venueInfoURL = venueInfoURL; changed.append(I.venueInfoUrl) }
         if r.sessionExpires != sessionExpires { r.sessionExpires = sessionExpires; changed.append(I.sessionExpires) }
         interfaces[name] = r
-        await publisher?.interfaceChanged(r, changed)
+        if !changed.isEmpty { announce(.interface(r.path, changed)) }
     }
 
     // MARK: - Requests from the bus (already authorised)

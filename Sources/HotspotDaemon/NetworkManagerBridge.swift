@@ -3,97 +3,103 @@ import DBus
 import HotspotCore
 import Logging
 import NetworkManager
-import Synchronization
+import ServiceLifecycle
 
-/// Connects NetworkManager to the engine: its events become core events; the core's decisions
-/// become NetworkManager calls; the secret agent answers with the passwords helpers supplied.
+/// Follows NetworkManager for the engine, as a service: the client's events become engine calls,
+/// and the secret agent answers with the passwords helpers supplied. Device paths and interface
+/// names are the client's facts (its model) and the engine's interface records: this keeps no
+/// map of its own.
 ///
-/// Connection profiles are identified by UUID in the core (stable across NetworkManager and
-/// daemon restarts, unlike settings object paths), and resolved to a path when acted on.
-final class NetworkManagerBridge: NetworkControl, Sendable {
+/// A failure to follow NetworkManager (the client or the agent cannot subscribe) is not just a
+/// log line: the service starts following again after a pause that doubles up to 30 s, and when
+/// the bus connection itself has ended it fails, which ends the daemon (systemd restarts it).
+final class NetworkManagerWatcher: Service {
     let bus: Connection
-    weak let engine: Engine?
+    let engine: Engine
     let log: Logger
     let client: NetworkManagerClient
-    let agent: NetworkManagerSecretAgent
     let provisioner: ProfileProvisioner
 
-    private struct Maps: Sendable {
-        var interfaceOf: [ObjectPath: InterfaceID] = [:]
-        var deviceOf: [InterfaceID: ObjectPath] = [:]
-    }
-    private let maps = Mutex(Maps())
-
-    init(bus: Connection, engine: Engine, log: Logger) {
+    init(bus: Connection, client: NetworkManagerClient, engine: Engine, provisioner: ProfileProvisioner, log: Logger) {
         self.bus = bus
+        self.client = client
         self.engine = engine
+        self.provisioner = provisioner
         self.log = log
-        self.client = NetworkManagerClient(connection: bus)
-        self.provisioner = ProfileProvisioner(client: client, log: log)
-        self.agent = NetworkManagerSecretAgent(connection: bus) { [weak engine] ssid, _ in
-            await engine?.password(for: SSID(bytes: ssid))?.secret
+    }
+
+    func run() async throws {
+        var pause = Duration.seconds(1)
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                try await cancelWhenGracefulShutdown { try await self.follow() }
+                pause = .seconds(1)
+            } catch {
+                guard !Task.isShuttingDownGracefully && !Task.isCancelled else { break }
+                log.error("cannot follow NetworkManager: \(error); trying again in \(pause)")
+            }
+            guard await bus.isConnected else {
+                throw DaemonError("the bus connection ended; NetworkManager cannot be followed")
+            }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .seconds(30))
         }
     }
 
-    /// Follows NetworkManager until cancelled.
-    func follow() async {
-        do {
-            let agentEvents = try await agent.start()
-            Task { [log] in
-                for await e in agentEvents {
-                    switch e {
-                    case .registered(let owner): log.info("secret agent registered with NetworkManager (\(owner))")
-                    case .registrationFailed(let why): log.warning("secret agent: \(why)")
-                    case .managerGone: log.info("secret agent: NetworkManager left; registering again when it returns")
-                    }
+    /// Follows NetworkManager until the client's events end.
+    private func follow() async throws {
+        let engine = self.engine
+        let agent = NetworkManagerSecretAgent(connection: bus) { ssid, _ in
+            await engine.password(for: SSID(bytes: ssid))?.secret
+        }
+        let agentEvents = try await agent.start()
+        let agentLog = Task { [log] in
+            for await e in agentEvents {
+                switch e {
+                case .registered(let owner): log.info("secret agent registered with NetworkManager (\(owner))")
+                case .registrationFailed(let why): log.warning("secret agent: \(why)")
+                case .managerGone: log.info("secret agent: NetworkManager left; registering again when it returns")
                 }
             }
+        }
+        defer { agentLog.cancel() }
+        do {
             let events = try await client.start()
             for await event in events {
                 if Task.isCancelled { break }
                 await handle(event)
             }
         } catch {
-            log.error("cannot follow NetworkManager: \(error)")
+            await agent.stop()
+            throw error
         }
         await client.stop()
         await agent.stop()
     }
 
-    private func name(of device: ObjectPath) -> InterfaceID? { maps.withLock { $0.interfaceOf[device] } }
-
     private func handle(_ event: NetworkManagerEvent) async {
-        guard let engine else { return }
         switch event {
         case .managerAvailable(let available):
             log.info(available ? "NetworkManager is on the bus; reading its state" : "NetworkManager left the bus; dropping its state")
-            maps.withLock { $0 = Maps() }
             await provisioner.managerAvailable(available)
             await engine.networkManagerReset()
             if !available { await engine.primaryChanged(nil) }
         case .snapshotComplete:
             log.debug("NetworkManager snapshot complete")
         case .wifiDeviceAdded(let device):
-            let name = InterfaceID(device.interfaceName)
-            maps.withLock { $0.interfaceOf[device.path] = name; $0.deviceOf[name] = device.path }
-            await engine.interfaceAppeared(name, device: device.path)
+            await engine.interfaceAppeared(InterfaceID(device.interfaceName), device: device.path)
         case .wifiDeviceRemoved(let path):
-            guard let name = name(of: path) else { return }
-            maps.withLock { $0.interfaceOf[path] = nil; $0.deviceOf[name] = nil }
-            await engine.interfaceVanished(name)
+            await engine.interfaceVanished(device: path)
         case .deviceStateChanged:
             await provisioner.deviceStateChanged()
         case .deviceActivated(let device, let joined):
-            guard let name = name(of: device.path) else { return }
             let connection = ConnectionID(joined.connectionUUID ?? joined.settingsConnection?.rawValue ?? "")
-            await engine.joined(name, network: Self.network(joined), connection: connection)
+            await engine.joined(device: device.path, network: Self.network(joined), connection: connection)
         case .deviceDeactivated(let device, _, _):
-            guard let name = name(of: device.path) else { return }
-            await engine.left(name)
+            await engine.left(device: device.path)
         case .accessPointsChanged(let device, let aps):
             await provisioner.accessPointsSeen(aps)
-            guard let name = name(of: device) else { return }
-            await engine.scanListChanged(name, aps.map(Self.network))
+            await engine.scanListChanged(device: device, aps.map(Self.network))
         case .primaryConnectionChanged(let type, let device, let connectivity):
             await engine.primaryChanged(ManagerStatus.Primary(type: type, device: device, connectivity: connectivity))
         case .readFailed(let why):
@@ -122,26 +128,21 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
         Network(ssid: SSID(bytes: ap.ssid), bssid: ap.bssid, signalStrength: Double(ap.strength) / 100,
                 securityClass: securityClass(ap.security), isSecure: ap.security != .open)
     }
+}
 
-    /// The DNS servers NetworkManager reports for an interface's link (empty when unknown).
-    func dnsServers(interface: String) async -> [String] {
-        guard let device = maps.withLock({ $0.deviceOf[InterfaceID(interface)] }) else { return [] }
-        return (try? await client.dnsServers(device: device)) ?? []
-    }
-
-    /// The DHCPv4 lease NetworkManager reports for an interface's link (RFC 8910's DHCPINFORM).
-    func dhcpv4Lease(interface: String) async -> DHCPv4Lease? {
-        guard let device = maps.withLock({ $0.deviceOf[InterfaceID(interface)] }) else { return nil }
-        return try? await client.dhcpv4Lease(device: device)
-    }
-
-    // MARK: - NetworkControl
+/// What the engine asks of NetworkManager, and what the connectivity monitor reads from it, by
+/// interface name: the device path comes from the client's model.
+struct NetworkManagerActions: NetworkControl {
+    let bus: Connection
+    let client: NetworkManagerClient
 
     func disconnect(interface: InterfaceID) async throws {
-        guard let device = maps.withLock({ $0.deviceOf[interface] }) else { return }
+        guard let device = await client.devicePath(interface: interface.rawValue) else { return }
         try await client.disconnect(device: device)
     }
 
+    /// Connection profiles are identified by UUID in the core (stable across NetworkManager and
+    /// daemon restarts, unlike settings object paths), and resolved to a path when acted on.
     func setAutoconnect(_ enabled: Bool, connection: ConnectionID) async throws {
         let path: ObjectPath
         if connection.rawValue.hasPrefix("/") {
@@ -154,5 +155,17 @@ final class NetworkManagerBridge: NetworkControl, Sendable {
             path = p
         }
         try await client.setAutoconnect(enabled, connection: path)
+    }
+
+    /// The DNS servers NetworkManager reports for an interface's link (empty when unknown).
+    func dnsServers(interface: String) async -> [String] {
+        guard let device = await client.devicePath(interface: interface) else { return [] }
+        return (try? await client.dnsServers(device: device)) ?? []
+    }
+
+    /// The DHCPv4 lease NetworkManager reports for an interface's link (RFC 8910's DHCPINFORM).
+    func dhcpv4Lease(interface: String) async -> DHCPv4Lease? {
+        guard let device = await client.devicePath(interface: interface) else { return nil }
+        return try? await client.dhcpv4Lease(device: device)
     }
 }

@@ -106,8 +106,8 @@ public actor NetworkManagerClient {
         self.signalCapacity = max(1, signalCapacity)
     }
 
-    /// Starts following NetworkManager and returns the events (one stream per client; calling
-    /// again returns a stream that is already finished). The first event is
+    /// Starts following NetworkManager and returns the events (one stream at a time: calling
+    /// again before ``stop()`` returns a stream that is already finished). The first event is
     /// `.managerAvailable(_:)`. The stream ends when the connection closes or ``stop()`` is called.
     public func start() async throws -> AsyncStream<NetworkManagerEvent> {
         guard events == nil else { return AsyncStream { $0.finish() } }
@@ -120,6 +120,8 @@ public actor NetworkManagerClient {
             owners = try await connection.watchNameOwner(NetworkManagerNames.busName)
         } catch {
             eventContinuation.finish()
+            events = nil
+            inputs = nil
             throw error
         }
         tasks.append(Task {
@@ -133,6 +135,11 @@ public actor NetworkManagerClient {
         return eventStream
     }
 
+    /// The object path of the Wi-Fi device named `interface` (`wlan0`), if NetworkManager has one.
+    public func devicePath(interface: String) -> ObjectPath? {
+        model.devices.first { $0.value.device.interfaceName == interface }?.key
+    }
+
     /// Stops following NetworkManager and finishes the event stream.
     public func stop() {
         for t in tasks + signalTasks { t.cancel() }
@@ -140,7 +147,13 @@ public actor NetworkManagerClient {
         signalTasks.removeAll()
         inputs?.finish()
         events?.finish()
+        inputs = nil
+        events = nil
         model = Model()
+        // A later start() follows NetworkManager afresh.
+        owner = nil
+        reportedAvailability = nil
+        epoch &+= 1
     }
 
     private func run(_ inputs: AsyncStream<Input>) async {

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+import DBus
+import Foundation
+@testable import HotspotDaemon
+import HotspotTesting
+import Logging
+import NetworkManager
+import Testing
+
+/// The daemon's parts as services (issue 13 item 3): following NetworkManager is a service whose
+/// failure is not just a log line.
+@Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs python3-dbusmock (apt-get install python3-dbusmock)"))
+struct ServiceTests {
+    func parts(_ bus: PrivateBus) throws -> (Connection, NetworkManagerWatcher, Engine) {
+        let connection = try bus.connect()
+        var configuration = DaemonConfiguration()
+        configuration.stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("svc-\(UUID().uuidString)").path
+        let log = Logger(label: "test")
+        let client = NetworkManagerClient(connection: connection)
+        let provisioner = ProfileProvisioner(client: client, log: log)
+        let (_, announcer) = AsyncStream.makeStream(of: Announcement.self)
+        let engine = Engine(bus: connection, configuration: configuration, log: log, network: NetworkManagerActions(bus: connection, client: client),
+                            monitor: nil, provisioner: provisioner, announcements: announcer)
+        return (connection, NetworkManagerWatcher(bus: connection, client: client, engine: engine, provisioner: provisioner, log: log), engine)
+    }
+
+    @Test func theWatcherFollowsNetworkManagerAndFailsWhenTheBusConnectionEnds() async throws {
+        let bus = try await PrivateBus()
+        defer { bus.stop() }
+        let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+        defer { nm.stop() }
+        let control = try bus.connect()
+        _ = try await nm.setUpWiFi(control, accessPoints: [MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01")])
+        let (connection, watcher, engine) = try parts(bus)
+        let run = Task { try await watcher.run() }
+        // It follows: the Wi-Fi device becomes an interface of the engine.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await engine.interfaces.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(await engine.interfaces.keys.map(\.rawValue) == ["wlan0"])
+        // The bus connection ends: the service fails (the daemon then exits and systemd restarts it).
+        await connection.close()
+        let outcome = await Task { () -> String in
+            do { try await run.value; return "returned" } catch { return "\(error)" }
+        }.value
+        #expect(outcome.contains("bus connection ended"), "\(outcome)")
+    }
+}
