@@ -93,7 +93,7 @@ final class NetworkManagerWatcher: Service {
         case .deviceStateChanged:
             await provisioner.deviceStateChanged()
         case .deviceActivated(let device, let joined):
-            let connection = ConnectionID(joined.connectionUUID ?? joined.settingsConnection?.rawValue ?? "")
+            let connection = ConnectionID(ConnectionReference(joined)?.text ?? "")
             await engine.joined(device: device.path, network: Self.network(joined), connection: connection)
         case .deviceDeactivated(let device, _, _):
             await engine.left(device: device.path)
@@ -142,17 +142,21 @@ struct NetworkManagerActions: NetworkControl {
     }
 
     /// Connection profiles are identified by UUID in the core (stable across NetworkManager and
-    /// daemon restarts, unlike settings object paths), and resolved to a path when acted on.
+    /// daemon restarts, unlike settings object paths; ``ConnectionReference``), and resolved to a
+    /// path when acted on.
     func setAutoconnect(_ enabled: Bool, connection: ConnectionID) async throws {
         let path: ObjectPath
-        if connection.rawValue.hasPrefix("/") {
-            path = try ObjectPath(connection.rawValue)
-        } else {
-            let reply = try await bus.call(destination: "org.freedesktop.NetworkManager", path: "/org/freedesktop/NetworkManager/Settings",
-                                           interface: "org.freedesktop.NetworkManager.Settings", member: "GetConnectionByUuid",
-                                           body: [.string(connection.rawValue)])
+        switch ConnectionReference(text: connection.rawValue) {
+        case .settings(let p)?:
+            path = p
+        case .uuid(let uuid)?:
+            let reply = try await bus.call(destination: NetworkManagerNames.busName, path: NetworkManagerNames.settingsPath,
+                                           interface: NetworkManagerNames.settings, member: "GetConnectionByUuid",
+                                           body: [.string(uuid.rawValue)])
             guard let p = reply.first?.objectPath else { return }
             path = p
+        case nil:
+            return
         }
         try await client.setAutoconnect(enabled, connection: path)
     }

@@ -45,7 +45,7 @@ public struct JoinedNetwork: Sendable, Hashable, CustomStringConvertible {
     public var settingsConnection: ObjectPath?
     /// The profile's `connection.id` and `connection.uuid`.
     public var connectionID: String?
-    public var connectionUUID: String?
+    public var connectionUUID: ConnectionUUID?
     /// The profile's `connection.autoconnect` (NetworkManager's default, true, when absent).
     public var autoconnect: Bool
     /// Best effort: whether NetworkManager joined on its own rather than at a user's request.
@@ -56,7 +56,7 @@ public struct JoinedNetwork: Sendable, Hashable, CustomStringConvertible {
     public var didAutoJoin: Bool
 
     public init(ssid: [UInt8], bssid: String?, strength: UInt8?, security: NetworkSecurity, accessPoint: ObjectPath?,
-                activeConnection: ObjectPath?, settingsConnection: ObjectPath?, connectionID: String?, connectionUUID: String?,
+                activeConnection: ObjectPath?, settingsConnection: ObjectPath?, connectionID: String?, connectionUUID: ConnectionUUID?,
                 autoconnect: Bool, didAutoJoin: Bool) {
         self.ssid = ssid
         self.bssid = bssid

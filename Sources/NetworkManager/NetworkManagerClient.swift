@@ -404,7 +404,7 @@ public actor NetworkManagerClient {
             security: ap?.security ?? NetworkSecurity(keyManagement: settings.flatMap(SettingsCoding.keyManagement)),
             accessPoint: apPath, activeConnection: activePath, settingsConnection: settingsPath,
             connectionID: settings?["connection"]?["id"]?.string ?? active["Id"]?.string,
-            connectionUUID: settings?["connection"]?["uuid"]?.string ?? active["Uuid"]?.string,
+            connectionUUID: (settings?["connection"]?["uuid"]?.string ?? active["Uuid"]?.string).map { ConnectionUUID($0) },
             autoconnect: autoconnect,
             didAutoJoin: autoconnect && settingsPath.map { model.knownProfiles.contains($0) } == true)
         record.activated = true

@@ -58,7 +58,7 @@ struct JoinWithoutReadsTests {
                                       interface: "org.freedesktop.NetworkManager.Settings.Connection", member: "Update",
                                       body: [.dictionary(key: .string, value: .dictionary(key: .string, value: .variant), [
                                           DictEntry(.string("connection"), .varDict(["id": "Hotel WiFi", "autoconnect": .bool(false),
-                                                                                     "type": "802-11-wireless", "uuid": .string(first.connectionUUID ?? "")])),
+                                                                                     "type": "802-11-wireless", "uuid": .string(first.connectionUUID?.rawValue ?? "")])),
                                           DictEntry(.string("802-11-wireless"), .varDict(["ssid": .bytes(bytes("Hotel WiFi"))])),
                                       ])])
         try await nm.mock.activate(nm.control, device: wlan.rawValue, profile: profile.rawValue, accessPoint: ap.rawValue, name: "3")

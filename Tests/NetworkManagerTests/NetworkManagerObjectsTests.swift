@@ -44,3 +44,27 @@ import Testing
         #expect(objects.profiles.isEmpty)
     }
 }
+
+/// Profiles are named by UUID, else by settings path; the text form the core keeps is read back
+/// the same way.
+@Suite struct ConnectionReferenceTests {
+    @Test func uuidsAndPathsRoundTripThroughTheirText() {
+        let uuid = ConnectionReference.uuid(ConnectionUUID("6f1b0c52-0000-4000-8000-00000000c0de"))
+        let path = ConnectionReference.settings("/org/freedesktop/NetworkManager/Settings/7")
+        #expect(ConnectionReference(text: uuid.text) == uuid)
+        #expect(ConnectionReference(text: path.text) == path)
+        #expect(ConnectionReference(text: "") == nil)
+        #expect(ConnectionReference(text: "/not a path") == nil)
+    }
+
+    @Test func aJoinIsNamedByItsUUIDBeforeItsPath() {
+        var joined = JoinedNetwork(ssid: Array("A".utf8), bssid: nil, strength: nil, security: .open, accessPoint: nil, activeConnection: nil,
+                                   settingsConnection: "/org/freedesktop/NetworkManager/Settings/3", connectionID: "A",
+                                   connectionUUID: ConnectionUUID("u-1"), autoconnect: true, didAutoJoin: false)
+        #expect(ConnectionReference(joined) == .uuid(ConnectionUUID("u-1")))
+        joined.connectionUUID = nil
+        #expect(ConnectionReference(joined) == .settings("/org/freedesktop/NetworkManager/Settings/3"))
+        joined.settingsConnection = nil
+        #expect(ConnectionReference(joined) == nil)
+    }
+}
