@@ -128,7 +128,7 @@ extension DaemonEndToEnd {
                                                    profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=roamer\nuser-password=twin-bait-31\nlogin-hosts=portal.example.net\n")
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
-            try await s.waitUntil("the daemon disconnects") { try await s.disconnected() }
+            try await s.waitForDisconnect()
             #expect(s.events.contains("probe-portal"), "the twin's gateway was seen: \(s.events)")
             #expect(!s.sim.events().contains { $0.method == "POST" }, "nothing was posted: \(s.events)")
             #expect(!s.events.contains("login-attempt") && !s.events.contains("login-ok"))
@@ -143,7 +143,7 @@ extension DaemonEndToEnd {
                                                    profile: "[CityFree]\nssid=CityFree\nsign-in=form\nform-field-username=alice\nform-field-password=twin-bait-32\nlogin-hosts=portal.example.net;*.example.org\n")
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
-            try await s.waitUntil("the daemon disconnects") { try await s.disconnected() }
+            try await s.waitForDisconnect()
             #expect(!s.sim.events().contains { $0.method == "POST" }, "nothing was posted: \(s.events)")
             #expect(s.daemon.log.contains("which login-hosts= does not name; credentials were not sent"), "the log says why")
             #expect(!s.daemon.log.contains("twin-bait-32"))

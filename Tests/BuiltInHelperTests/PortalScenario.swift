@@ -24,6 +24,9 @@ struct PortalScenario {
     let dns: SimulatorDNS
     let profiles: ProfilesDirectory
     let tls: TLSFront?
+    /// Wakes ``waitFor(state:connectivity:timeout:)`` and ``waitForDisconnect()`` on every signal
+    /// of the daemon and of the mock.
+    let waiter: BusWaiter
 
     typealias AP = MockAccessPoint
 
@@ -81,8 +84,9 @@ struct PortalScenario {
         var s = ["command-timeout": "10", "filter-interval": "0.2", "maintain-interval": "300", "profiles-dir": profiles.path]
         for (k, v) in settings { s[k] = v }
         let daemon = try await DaemonProcess.start(on: bus, settings: s, connectivity: c)
+        let waiter = try await BusWaiter.daemonAndNetworkManager(client)
         let scenario = PortalScenario(bus: bus, nm: nm, client: client, device: device, daemon: daemon, sim: sim, simPort: port, dns: dns,
-                                      profiles: profiles, tls: tls)
+                                      profiles: profiles, tls: tls, waiter: waiter)
         try await scenario.waitUntil("the daemon publishes wlan0") {
             try await scenario.managerProperty("Interfaces")?.objectPaths?.contains(scenario.interfacePath) == true
         }
@@ -122,22 +126,34 @@ struct PortalScenario {
 
     func string(_ name: String) async throws -> String { try await property(name)?.string ?? "" }
 
-    /// Polls `condition` until it holds; fails with the daemon's log and the simulator's events.
+    /// What a failed wait shows: the simulator's events and the daemon's log.
+    var diagnostics: String {
+        "--- simulator ---\n\(sim.events().map { "\($0.kind) \($0.method) \($0.path) \($0.detail)" }.joined(separator: "\n"))\n--- daemon log ---\n\(daemon.log.suffix(6000))"
+    }
+
+    /// Polls `condition` until it holds, for what the bus does not announce (the simulator's
+    /// events, the daemon's log); fails with the daemon's log and the simulator's events.
     func waitUntil(_ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await condition() { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw TestKitError.timeout("\(what): not within \(timeout)\n--- simulator ---\n\(sim.events().map { "\($0.kind) \($0.method) \($0.path) \($0.detail)" }.joined(separator: "\n"))\n--- daemon log ---\n\(daemon.log.suffix(6000))")
+        throw TestKitError.timeout("\(what): not within \(timeout)\n\(diagnostics)")
     }
 
+    /// Waits until `State` (and `Connectivity`) read as given, woken by PropertiesChanged.
     func waitFor(state: String, connectivity: String? = nil, timeout: Duration = .seconds(20)) async throws {
-        try await waitUntil("State \(state)\(connectivity.map { ", Connectivity \($0)" } ?? "")", timeout: timeout) {
+        try await waiter.until("State \(state)\(connectivity.map { ", Connectivity \($0)" } ?? "")", timeout: timeout, context: { diagnostics }) {
             let s = try await string("State")
             let c = try await string("Connectivity")
             return s == state && (connectivity == nil || c == connectivity)
         }
+    }
+
+    /// Waits until NetworkManager was asked to disconnect the device (the mock's MethodCalled).
+    func waitForDisconnect(timeout: Duration = .seconds(20)) async throws {
+        try await waiter.until("the daemon disconnects", timeout: timeout, context: { diagnostics }) { try await disconnected() }
     }
 
     /// The kinds of what clients did at the simulator.

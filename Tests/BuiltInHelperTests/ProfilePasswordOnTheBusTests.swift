@@ -46,9 +46,16 @@ struct ProfilePasswordOnTheBusTests {
         }
         let psk = secrets.first?.dictEntries?.first { $0.key == .string("802-11-wireless-security") }?.value.varDict?["psk"]
         #expect(psk == .string(Self.password))
-        // A few more filter-scan-list rounds (filter-interval is 0.2 s), then read what the bus carried.
-        try await Task.sleep(for: .seconds(1))
-        #expect(await monitor.process.waitForOutput(containing: Self.password, timeout: .seconds(5)), "dbus-monitor never saw the password")
+        // Another scan result: a second access point of the same network, claimed in a new
+        // filter-scan-list round with the password again; then read what the bus carried.
+        _ = try await s.mock("AddAccessPoint", [.string(s.device), "ap3", "Office", "0A:00:00:00:00:03", .uint32(2), .uint32(2412),
+                                                .uint32(54000), .byte(60), .uint32(0x100)])
+        try await s.waiter.until("both Office access points are annotated", context: { s.diagnostics }) {
+            let list = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
+                                               member: "GetScanList").first?.arrayItems?.compactMap { $0.varDict } ?? []
+            return list.filter { $0["ssid"] == .bytes(Array("Office".utf8)) && $0["has-password"] == .bool(true) }.count == 2
+        }
+        try await monitor.catchUp(s.client)
 
         let carriers = monitor.messages.filter { $0.text.contains(Self.password) }
         #expect(!carriers.isEmpty)

@@ -81,7 +81,7 @@ extension DaemonEndToEnd {
                                                    profile: "[CityFree]\nssid=CityFree\nsign-in=form\nform-field-username=alice\nform-field-password=wrong-one\n" + PortalScenario.loginHosts)
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
-            try await s.waitUntil("the daemon disconnects") { try await s.disconnected() }
+            try await s.waitForDisconnect()
             #expect(s.events.contains("login-failed"))
             #expect(s.daemon.log.contains("refused the form"), "the log says why")
             #expect(!s.daemon.log.contains("wrong-one"))
@@ -104,7 +104,7 @@ extension DaemonEndToEnd {
                                                    profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=user\nuser-password=not-the-one\n" + PortalScenario.loginHosts)
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
-            try await s.waitUntil("the daemon disconnects") { try await s.disconnected() }
+            try await s.waitForDisconnect()
             #expect(s.daemon.log.contains("rejected the credentials (code 100)"))
         }
 

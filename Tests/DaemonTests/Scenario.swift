@@ -20,6 +20,8 @@ struct Scenario {
     let device: String
     /// Helpers registered in this process stay registered while the scenario lives.
     let helpers = HelperHolder()
+    /// Wakes the waits below on every signal of the daemon and of the mock.
+    let waiter: BusWaiter
 
     typealias AP = MockAccessPoint
     static let defaultAPs = [AP(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01"),
@@ -31,6 +33,7 @@ struct Scenario {
         if let existing { bus = existing } else { bus = try await PrivateBus() }
         nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
         client = try bus.connect()
+        waiter = try await BusWaiter.daemonAndNetworkManager(client)
         device = try await Self.setUpNetworkManager(nm, client, accessPoints)
         var s = ["command-timeout": "2", "filter-interval": "0.2", "maintain-interval": "300"]
         for (k, v) in settings { s[k] = v }
@@ -64,37 +67,32 @@ struct Scenario {
 
     func state() async throws -> String { try await property("State")?.string ?? "" }
 
+    /// Waits until the daemon publishes wlan0 (woken by its `Interfaces` announcements).
     func waitForInterface() async throws {
-        for _ in 0..<500 {
-            let paths = try await client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
-                                              interface: "org.freedesktop.DBus.Properties", member: "Get",
-                                              body: [.string(HotspotContract.managerInterface.rawValue), "Interfaces"]).first?.unwrapped.objectPaths ?? []
-            if paths.contains(interfacePath) { return }
-            try await Task.sleep(for: .milliseconds(10))
+        try await waiter.until("the daemon publishes wlan0", context: { daemon.log }) {
+            let paths = (try? await client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
+                                                interface: "org.freedesktop.DBus.Properties", member: "Get",
+                                                body: [.string(HotspotContract.managerInterface.rawValue), "Interfaces"]).first?.unwrapped.objectPaths) ?? []
+            return paths.contains(interfacePath)
         }
-        throw TestKitError.timeout("the daemon never published wlan0\n\(daemon.log)")
     }
 
-    /// Waits until the interface's State is `state`; fails with the daemon's log otherwise.
+    /// Waits until the interface's State is `state` (woken by PropertiesChanged); fails with the
+    /// daemon's log otherwise.
     func waitFor(_ state: String, timeout: Duration = .seconds(10)) async throws {
-        let deadline = ContinuousClock.now + timeout
         var last = ""
-        while ContinuousClock.now < deadline {
+        try await waiter.until("State \(state)", timeout: timeout, context: { "State stayed \(last)\n--- daemon log ---\n\(daemon.log.suffix(4000))" }) {
             last = try await self.state()
-            if last == state { return }
-            try await Task.sleep(for: .milliseconds(5))
+            return last == state
         }
-        throw TestKitError.timeout("State stayed \(last), expected \(state)\n--- daemon log ---\n\(daemon.log.suffix(4000))")
     }
 
-    /// Waits until NetworkManager was asked to disconnect the device (Device.Disconnect).
+    /// Waits until NetworkManager was asked to disconnect the device (Device.Disconnect; the
+    /// mock announces each call with MethodCalled).
     func waitForDisconnect(timeout: Duration = .seconds(10)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await calls(device).contains(where: { $0.method == "Disconnect" }) { return }
-            try await Task.sleep(for: .milliseconds(10))
+        try await waiter.until("the daemon calls Disconnect", timeout: timeout, context: { "--- daemon log ---\n\(daemon.log.suffix(4000))" }) {
+            try await calls(device).contains { $0.method == "Disconnect" }
         }
-        throw TestKitError.timeout("the daemon never called Disconnect\n--- daemon log ---\n\(daemon.log.suffix(4000))")
     }
 
     /// Stops this scenario's NetworkManager and waits until it is off the bus.

@@ -101,9 +101,9 @@ struct StateMachineTests {
         try await s.waitForDisconnect()
         try await s.waitFor("inactive")
         var updates: [[DBusValue]] = []
-        for _ in 0..<1000 where updates.isEmpty {
+        try await s.waiter.until("the profile is updated") {
             updates = try await s.calls(profile).filter { $0.method == "Update" }.map(\.args)
-            if updates.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            return !updates.isEmpty
         }
         #expect(try await s.calls(s.device).contains { $0.method == "Disconnect" })
         let settings = updates.first?.first?.dictEntries
@@ -116,7 +116,7 @@ struct StateMachineTests {
         let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high))
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
-        for _ in 0..<1500 where script.received.filter({ $0 == .maintain }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        try await s.waiter.until("two maintains") { script.received.filter { $0 == .maintain }.count >= 2 }
         #expect(script.received.filter { $0 == .maintain }.count >= 2)
         #expect(script.receivedJustJoin(.maintain).allSatisfy { !$0 })
         try await s.waitFor("authenticated")
@@ -126,7 +126,7 @@ struct StateMachineTests {
         let s = try await Scenario(settings: ["maintain-interval": "0.3"])
         let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high, results: [.maintain: .authenticationRequired]))
         try await s.join("CityFree", accessPoint: "ap1")
-        for _ in 0..<1500 where script.received.filter({ $0 == .authenticate }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        try await s.waiter.until("a second authenticate") { script.received.filter { $0 == .authenticate }.count >= 2 }
         let commands = script.received.filter { $0 != .filterScanList }
         #expect(Array(commands.prefix(4)) == [.evaluate, .authenticate, .maintain, .authenticate], "\(commands)")
     }
@@ -135,7 +135,7 @@ struct StateMachineTests {
         let s = try await Scenario(settings: ["maintain-interval": "0.3"])
         let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high, results: [.maintain: .failure]))
         try await s.join("CityFree", accessPoint: "ap1")
-        for _ in 0..<1500 where script.received.filter({ $0 == .evaluate }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        try await s.waiter.until("a second evaluate") { script.received.filter { $0 == .evaluate }.count >= 2 }
         let commands = script.received.filter { $0 != .filterScanList }
         #expect(Array(commands.prefix(4)) == [.evaluate, .authenticate, .maintain, .evaluate], "\(commands)")
     }
@@ -156,11 +156,11 @@ struct StateMachineTests {
         let s = try await Scenario()
         _ = try await s.helper("Coffee Wi-Fi", script: HelperScript(claims: ["CoffeeShop": "s3cret-passw0rd", "CityFree": nil]))
         var list: [[String: DBusValue]] = []
-        for _ in 0..<1500 {
+        // Woken by CommandCompleted: the scan list is annotated when filter-scan-list completes.
+        try await s.waiter.until("the scan list is annotated") {
             list = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
-                                           member: "GetScanList").first?.arrayItems?.compactMap(\.varDict) ?? []
-            if list.contains(where: { $0["display-name"] == .string("Coffee Wi-Fi") && $0["has-password"] == .bool(true) }) { break }
-            try await Task.sleep(for: .milliseconds(10))
+                                           member: "GetScanList").first?.arrayItems?.compactMap { $0.varDict } ?? []
+            return list.contains { $0["display-name"] == .string("Coffee Wi-Fi") && $0["has-password"] == .bool(true) }
         }
         let coffee = list.first { $0["ssid"]?.byteArray == Array("CoffeeShop".utf8) }
         #expect(coffee?["display-name"] == .string("Coffee Wi-Fi"))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import DBus
 import Foundation
 
 /// dbus-monitor watching a private bus: what the bus really carried, for tests that assert who
@@ -38,6 +39,18 @@ public final class BusMonitor: Sendable {
     }
 
     public func stop() { process.stop() }
+
+    /// Returns once dbus-monitor has printed everything the bus carried before this call: it
+    /// sends a marker on `connection` (a GetNameOwner for a name no one owns) and waits for the
+    /// monitor to print it, as the bus delivers messages to a monitor in order.
+    public func catchUp(_ connection: Connection, timeout: Duration = .seconds(10)) async throws {
+        let marker = "org.example.Marker.M\(UInt64.random(in: 0..<UInt64.max))"
+        _ = try? await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                                       member: "GetNameOwner", body: [.string(marker)])
+        guard await process.waitForOutput(containing: marker, timeout: timeout) else {
+            throw TestKitError.timeout("dbus-monitor did not print the marker \(marker)")
+        }
+    }
 
     /// Every message seen so far, in order.
     public var messages: [Message] { Self.parse(process.output) }

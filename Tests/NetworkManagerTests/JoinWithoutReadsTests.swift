@@ -37,7 +37,7 @@ struct JoinWithoutReadsTests {
         #expect(first.autoconnect)
         try await nm.nm("SetDeviceDisconnected", [.string(wlan.rawValue)])
         _ = try await log.next("deactivated") { $0.deactivation }
-        try await Task.sleep(for: .milliseconds(200))  // dbus-monitor's output catches up
+        try await monitor.catchUp(nm.control)
         let afterFirst = reads()
         #expect(Array(afterFirst.dropFirst(snapshotReads.count)) == ["GetSettings"], "first join and leave: \(afterFirst.dropFirst(snapshotReads.count))")
 
@@ -50,7 +50,7 @@ struct JoinWithoutReadsTests {
         #expect(second.didAutoJoin, "the profile existed when the device last went down")
         try await nm.nm("SetDeviceDisconnected", [.string(wlan.rawValue)])
         _ = try await log.next("second deactivated") { $0.deactivation }
-        try await Task.sleep(for: .milliseconds(200))
+        try await monitor.catchUp(nm.control)
         #expect(reads() == afterFirst, "the second join read \(reads().dropFirst(afterFirst.count))")
 
         // A changed profile (Updated) is read again at the next join, and the change is seen.
