@@ -19,9 +19,13 @@ public protocol PortalEnvironment: Sendable {
     /// The RFC 8908 API `interface` is checked with, if any: a profile's `capport-url`, the one
     /// the network announced in DHCP option 114 (RFC 8910), or the configured one.
     func captivePortalAPI(for interface: String) async -> String?
+    /// Where the sign-in's requests go: libcurl on the link (the default), a script in tests.
+    var transport: any HTTPTransport { get }
 }
 
 extension PortalEnvironment {
+    public var transport: any HTTPTransport { CurlTransport() }
+
     /// No API known (environments that do not learn one).
     public func captivePortalAPI(for interface: String) async -> String? { nil }
 }

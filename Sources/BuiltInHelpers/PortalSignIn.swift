@@ -123,7 +123,7 @@ public struct PortalSignIn: Sendable {
     func wispr(_ credentials: WISPrCredentials, loginHosts: LoginHosts, interface: String, verdict: ProbeVerdict) async -> SignInOutcome {
         var config = WISPrClient.Configuration(allowPlainHTTPLogin: environment.allowPlainHTTPLogin, loginHosts: loginHosts)
         config.transfer = await environment.transferOptions(for: interface)
-        let client = WISPrClient(configuration: config)
+        let client = WISPrClient(configuration: config, transport: environment.transport)
         let probe = verdict.results.first { $0.wispr != nil }?.probe.url ?? environment.wisprProbeURL
         let result = await client.login(probeURL: probe, credentials: credentials, interface: config.transfer.interface,
                                         dnsServers: config.transfer.dnsServers)
@@ -146,7 +146,7 @@ public struct PortalSignIn: Sendable {
     func capport(apiURL: String, interface: String, verdict: ProbeVerdict, extending: Bool) async -> SignInOutcome {
         var options = await environment.transferOptions(for: interface)
         options.maxBodyBytes = 64 * 1024
-        let client = CaptivePortalAPIClient(url: apiURL, options: options)
+        let client = CaptivePortalAPIClient(url: apiURL, options: options, transport: environment.transport)
         let answer = await client.fetch(interface: options.interface, dnsServers: options.dnsServers)
         guard let status = answer.status ?? verdict.capport else {
             return .unavailable("the RFC 8908 API \(apiURL) gave no usable answer: \(answer.error?.description ?? "none")")
@@ -169,7 +169,7 @@ public struct PortalSignIn: Sendable {
             if let loginHosts, !(hop == 0 && firstIsProbe), !loginHosts.allows(url: current) {
                 return .failure(Self.strangerHost(current, hop == 0 ? "the sign-in page" : "a redirect on the way to the sign-in page"))
             }
-            switch await HTTPTransfer.perform(HTTPRequestSpec(url: current), options: options) {
+            switch await environment.transport.perform(HTTPRequestSpec(url: current), options: options) {
             case .failure(let e):
                 return .failure(.unavailable("the sign-in page \(current) could not be fetched: \(e)"))
             case .success(let answer):
@@ -216,7 +216,7 @@ public struct PortalSignIn: Sendable {
             spec = HTTPRequestSpec(url: target, method: "POST", headers: ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8))
         }
         let names = Self.names(fields.map(\.name))
-        switch await HTTPTransfer.perform(spec, options: options) {
+        switch await environment.transport.perform(spec, options: options) {
         case .failure(let e):
             return .unavailable("posting the form to \(shownTarget) failed: \(e)")
         case .success(let answer):

@@ -147,7 +147,7 @@ public final class ProfileHelper: Sendable {
         guard let url = logoffURLs.withLock({ $0.removeValue(forKey: command.interface) }) else { return .success }
         var config = WISPrClient.Configuration(allowPlainHTTPLogin: signIn.environment.allowPlainHTTPLogin)
         config.transfer = await signIn.environment.transferOptions(for: command.interface)
-        let ok = await WISPrClient(configuration: config).logoff(logoffURL: url, interface: config.transfer.interface,
+        let ok = await WISPrClient(configuration: config, transport: signIn.environment.transport).logoff(logoffURL: url, interface: config.transfer.interface,
                                                                  dnsServers: config.transfer.dnsServers)
         log("\(command.interface): WISPr logoff \(ok ? "accepted" : "not confirmed")")
         return .success

@@ -179,11 +179,13 @@ public final class CaptivePortalAPIClient: Sendable {
     /// The API URL (from a profile, the configuration, or the network).
     public let url: String
     private let options: TransferOptions
+    private let transport: any HTTPTransport
     private let lastValid = Mutex<(CaptivePortalStatus, ContinuousClock.Instant)?>(nil)
 
     /// A client for `url`; `options` give the timeouts and `caFile` (interface and DNS come per fetch).
-    public init(url: String, options: TransferOptions = TransferOptions(maxBodyBytes: 64 * 1024)) {
+    public init(url: String, options: TransferOptions = TransferOptions(maxBodyBytes: 64 * 1024), transport: any HTTPTransport = CurlTransport()) {
         self.url = url
+        self.transport = transport
         var o = options
         o.maxBodyBytes = min(o.maxBodyBytes, CaptivePortalAPIDocument.maxLength + 1)
         self.options = o
@@ -202,7 +204,7 @@ public final class CaptivePortalAPIClient: Sendable {
         var o = options
         o.interface = interface
         o.dnsServers = dnsServers
-        let result = await HTTPTransfer.perform(HTTPRequestSpec(url: url, headers: ["Accept: application/captive+json"]), options: o)
+        let result = await transport.perform(HTTPRequestSpec(url: url, headers: ["Accept: application/captive+json"]), options: o)
         switch result {
         case .failure(let e):
             return stale(CaptivePortalAPIError(.transport, "\(url): \(e.description)"))

@@ -27,10 +27,13 @@ public struct ConnectivityConfiguration: Sendable, Hashable {
 public struct ConnectivityChecker: Sendable {
     /// The configuration.
     public var configuration: ConnectivityConfiguration
+    /// Where the probes go (libcurl on the link in the daemon; a script in tests).
+    public let transport: any HTTPTransport
 
     /// A checker.
-    public init(configuration: ConnectivityConfiguration = ConnectivityConfiguration()) {
+    public init(configuration: ConnectivityConfiguration = ConnectivityConfiguration(), transport: any HTTPTransport = CurlTransport()) {
         self.configuration = configuration
+        self.transport = transport
     }
 
     /// Checks connectivity through `interface` (nil: the default route) with names resolved by
@@ -51,7 +54,7 @@ public struct ConnectivityChecker: Sendable {
         defer { capportTask?.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<ProbeVerdict, Never>) in
-                run.start(options: options, continuation: c)
+                run.start(options: options, transport: transport, continuation: c)
             }
         } onCancel: {
             run.finish(force: true)
@@ -78,7 +81,7 @@ final class CheckRun: Sendable {
     private struct State {
         var aggregator: VerdictAggregator
         var continuation: CheckedContinuation<ProbeVerdict, Never>?
-        var jobs: [TransferJob] = []
+        var jobs: [any TransferHandle] = []
         var graceTimer: Task<Void, Never>?
         var done = false
         var earlyFinish = false
@@ -98,15 +101,15 @@ final class CheckRun: Sendable {
 
     private var elapsed: Duration { ContinuousClock.now - started }
 
-    func start(options: TransferOptions, continuation: CheckedContinuation<ProbeVerdict, Never>) {
+    func start(options: TransferOptions, transport: any HTTPTransport, continuation: CheckedContinuation<ProbeVerdict, Never>) {
         let alreadyFinished = state.withLock { s -> Bool in
             s.continuation = continuation
             return s.earlyFinish
         }
         if alreadyFinished || probes.isEmpty { finish(force: true); return }
-        var jobs: [TransferJob] = []
+        var jobs: [any TransferHandle] = []
         for (i, probe) in probes.enumerated() {
-            jobs.append(HTTPTransfer.start(HTTPRequestSpec(url: probe.url), options: options) { [self] result in
+            jobs.append(transport.start(HTTPRequestSpec(url: probe.url), options: options) { [self] result in
                 record(i, ProbeClassifier.classify(probe, result, elapsed: elapsed))
             })
         }
@@ -162,7 +165,7 @@ final class CheckRun: Sendable {
     }
 
     private func complete(_ verdict: ProbeVerdict) {
-        let (continuation, jobs, timer) = state.withLock { s -> (CheckedContinuation<ProbeVerdict, Never>?, [TransferJob], Task<Void, Never>?) in
+        let (continuation, jobs, timer) = state.withLock { s -> (CheckedContinuation<ProbeVerdict, Never>?, [any TransferHandle], Task<Void, Never>?) in
             guard !s.done else { return (nil, [], nil) }
             s.done = true
             defer { s.continuation = nil }

@@ -184,10 +184,13 @@ public struct WISPrClient: Sendable {
 
     /// The configuration.
     public var configuration: Configuration
+    /// Where its requests go (libcurl on the link in the daemon; a script in tests).
+    public let transport: any HTTPTransport
 
     /// A client.
-    public init(configuration: Configuration = Configuration()) {
+    public init(configuration: Configuration = Configuration(), transport: any HTTPTransport = CurlTransport()) {
         self.configuration = configuration
+        self.transport = transport
     }
 
     /// Fetches `probeURL` (no automatic redirects) and returns the gateway's Redirect message,
@@ -329,7 +332,7 @@ public struct WISPrClient: Sendable {
         options.dnsServers = dnsServers
         var current = request
         for _ in 0...configuration.maxRedirects {
-            switch await HTTPTransfer.perform(current, options: options) {
+            switch await transport.perform(current, options: options) {
             case .failure(let e): return .failure(e)
             case .success(let answer):
                 if let m = WISPrParser.parse(answer.text) { return .success(m) }
@@ -345,7 +348,7 @@ public struct WISPrClient: Sendable {
         var options = configuration.transfer
         options.interface = interface
         options.dnsServers = dnsServers
-        return await HTTPTransfer.perform(HTTPRequestSpec(url: url), options: options)
+        return await transport.perform(HTTPRequestSpec(url: url), options: options)
     }
 
     private func cappedDelay(_ seconds: Int?) -> Duration {
