@@ -11,8 +11,10 @@ enum Announcement: Sendable {
     /// An interface object to export (then `Interfaces` is announced), or to withdraw.
     case interfaceAdded(ObjectPath)
     case interfaceRemoved(ObjectPath)
-    /// An interface object's properties changed.
-    case interface(ObjectPath, [PropertySpec])
+    /// An interface object's properties changed: named, with the record as it was then, so a
+    /// state the engine passes through (authenticating) is announced even when the bus server
+    /// gets to it after the next one.
+    case interface(InterfaceRecord, [PropertySpec])
     case uiRequired(ObjectPath, displayName: String, network: Network)
     case commandCompleted(ObjectPath, helper: String, command: String, result: String, seconds: Double)
 }
@@ -53,8 +55,10 @@ final class BusPublisher: Service {
         case .interfaceRemoved(let path):
             await bus.unexport(path)
             await announce(.manager([HotspotContract.Manager.interfaces]))
-        case .interface(let path, let properties):
-            try? await bus.propertiesChanged(path: path, interface: HotspotContract.interfaceInterface, names: properties.map(\.key))
+        case .interface(let record, let properties):
+            var values: [String: DBusValue] = [:]
+            for p in properties { values[p.key] = Self.value(p, of: record) }
+            try? await bus.propertiesChanged(path: record.path, interface: HotspotContract.interfaceInterface, values)
         case .uiRequired(let path, let displayName, let network):
             try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                 member: HotspotContract.Manager.uiRequired.name,
@@ -160,17 +164,26 @@ final class BusPublisher: Service {
                     return [.varDict(await engine.checkConnectivity(r.name))]
                 },
             ],
-            getters: [
-                I.name: { .string(try await record().name.rawValue) },
-                I.device: { .objectPath(try await record().device) },
-                I.state: { .string((try await record().status?.state ?? .inactive).rawValue) },
-                I.network: { Self.networkValue(try await record().status?.network) },
-                I.helper: { .string(try await record().status?.chosenHelperDisplayName ?? "") },
-                I.connectivity: { .string(try await record().connectivity) },
-                I.portalUrl: { .string(try await record().portalURL) },
-                I.venueInfoUrl: { .string(try await record().venueInfoURL) },
-                I.sessionExpires: { .uint64(try await record().sessionExpires) },
-            ])
+            getters: Dictionary(uniqueKeysWithValues: HotspotContract.interface.properties.map { p in
+                (p, { Self.value(p, of: try await record()) } as DBusProperty.Getter)
+            }))
+    }
+
+    /// An interface object's property, encoded in one place for `Get` and for announcements.
+    static func value(_ property: PropertySpec, of r: InterfaceRecord) -> DBusValue {
+        typealias I = HotspotContract.Interface
+        switch property.key {
+        case I.name.key: return .string(r.name.rawValue)
+        case I.device.key: return .objectPath(r.device)
+        case I.state.key: return .string((r.status?.state ?? .inactive).rawValue)
+        case I.network.key: return networkValue(r.status?.network)
+        case I.helper.key: return .string(r.status?.chosenHelperDisplayName ?? "")
+        case I.connectivity.key: return .string(r.connectivity)
+        case I.portalUrl.key: return .string(r.portalURL)
+        case I.venueInfoUrl.key: return .string(r.venueInfoURL)
+        case I.sessionExpires.key: return .uint64(r.sessionExpires)
+        default: preconditionFailure("the Interface declaration has a property \(property.key) without a value")
+        }
     }
 
     static func networkValue(_ network: Network?) -> DBusValue {

@@ -65,7 +65,7 @@ extension Engine {
             if old?.state != s.state { changed.append(I.state) }
             if old?.network != s.network { changed.append(I.network) }
             if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(I.helper) }
-            if !changed.isEmpty { announce(.interface(r.path, changed)) }
+            if !changed.isEmpty { announce(.interface(r, changed)) }
         case .publishScanList(let name, let list):
             interfaces[name]?.scanList = list
         case .uiRequired(let request):

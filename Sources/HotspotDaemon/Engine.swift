@@ -111,7 +111,7 @@ public actor Engine {
         if let r = interfaces[name] {
             guard r.device != device else { return }
             interfaces[name]?.device = device
-            announce(.interface(r.path, [HotspotContract.Interface.device]))
+            announce(.interface(interfaces[name]!, [HotspotContract.Interface.device]))
             return
         }
         let number = numbers[name] ?? { nextInterfaceNumber += 1; numbers[name] = nextInterfaceNumber; return nextInterfaceNumber }()
@@ -245,7 +245,7 @@ public actor Engine {
         if r.venueInfoURL != venueInfoURL { r.venueInfoURL = venueInfoURL; changed.append(I.venueInfoUrl) }
         if r.sessionExpires != sessionExpires { r.sessionExpires = sessionExpires; changed.append(I.sessionExpires) }
         interfaces[name] = r
-        if !changed.isEmpty { announce(.interface(r.path, changed)) }
+        if !changed.isEmpty { announce(.interface(r, changed)) }
     }
 
     // MARK: - Requests from the bus (already authorised)

@@ -24,6 +24,22 @@ struct StateMachineTests {
         #expect(network?["bssid"] == .string("0A:00:00:00:00:01"))
     }
 
+    /// Every state the interface passes through is announced, in order, even when the helper
+    /// answers at once (announcements carry the record as it was, not as the bus server finds it).
+    @Test func everyStateOfAJoinIsAnnouncedInOrder() async throws {
+        let s = try await Scenario()
+        _ = try await s.helper("Cafe", script: HelperScript(confidence: .high))
+        let changes = try await s.client.signals(matching: MatchRule(sender: HotspotContract.busName, path: s.interfacePath,
+                                                                     interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+        try await s.join("CityFree", accessPoint: "ap1")
+        var states: [String] = []
+        for await signal in changes {
+            if let state = signal.body[1].varDict?["State"]?.string { states.append(state) }
+            if states.last == "authenticated" { break }
+        }
+        #expect(states == ["evaluating", "authenticating", "authenticated"], "\(states)")
+    }
+
     @Test func rejoiningANetworkWithACachedHelperGoesStraightToMaintain() async throws {
         let s = try await Scenario()
         let (_, script) = try await s.helper("Cafe", script: HelperScript(confidence: .high))
