@@ -72,6 +72,15 @@ actor ConnectivityMonitor {
         }
     }
 
+    /// Follows NetworkManager's own connectivity-check setting: returns the new policy when it
+    /// changed (and applies it), nil otherwise.
+    func follow(networkManager check: ConnectivityCheckSettings?) -> ProbePolicy? {
+        let next = ProbePolicy.decide(configured: settings.probes, networkManager: check)
+        guard next != policy else { return nil }
+        apply(next)
+        return next
+    }
+
     /// The published (hysteresis-smoothed) state of a link, once checked.
     func published(_ interface: String) -> ProbeVerdict.State? {
         links[interface]?.schedule.published

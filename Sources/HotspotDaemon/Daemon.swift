@@ -52,8 +52,7 @@ public enum Daemon {
 
         var services: [any Service] = [publisher, NetworkManagerWatcher(bus: bus, client: client, engine: engine, provisioner: provisioner, log: log)]
         if let monitor {
-            services.append(ConnectivityService(monitor: monitor, reports: reports, client: client, engine: engine,
-                                                probes: configuration.connectivity.probes, log: log))
+            services.append(ConnectivityService(reports: reports, engine: engine))
             await registerBuiltIns(configuration, profiles: profiles, monitor: monitor, engine: engine, log: log)
         } else {
             reporter.finish()
@@ -90,7 +89,7 @@ public enum Daemon {
 
     /// The connectivity monitor, or nil when connectivity checks are off. Its probe set and
     /// whether it probes periodically follow NetworkManager's own connectivity check
-    /// (ProbePolicy): read here, followed by ``ConnectivityService``.
+    /// (ProbePolicy): read here, then followed through the NetworkManager client's events.
     static func makeMonitor(_ configuration: DaemonConfiguration, profiles: ProfileSet, client: NetworkManagerClient,
                             actions: NetworkManagerActions, reports: AsyncStream<ConnectivityReport>.Continuation,
                             log: Logger) async -> ConnectivityMonitor? {
@@ -150,45 +149,20 @@ public enum Daemon {
 }
 
 /// The connectivity monitor's side of the daemon, as a service: every check's report reaches the
-/// engine (which publishes `Connectivity`, `PortalUrl`…), and NetworkManager's own connectivity
-/// setting is followed (ProbePolicy), live.
+/// engine, which publishes `Connectivity`, `PortalUrl`… (NetworkManager's own connectivity
+/// setting reaches the monitor through the engine, from the NetworkManager watcher's events).
 final class ConnectivityService: Service {
-    let monitor: ConnectivityMonitor
     let reports: AsyncStream<ConnectivityReport>
-    let client: NetworkManagerClient
     let engine: Engine
-    let probes: [ConnectivityProbe]?
-    let log: Logger
 
-    init(monitor: ConnectivityMonitor, reports: AsyncStream<ConnectivityReport>, client: NetworkManagerClient, engine: Engine,
-         probes: [ConnectivityProbe]?, log: Logger) {
-        self.monitor = monitor
+    init(reports: AsyncStream<ConnectivityReport>, engine: Engine) {
         self.reports = reports
-        self.client = client
         self.engine = engine
-        self.probes = probes
-        self.log = log
     }
 
     func run() async throws {
-        let policyChanges = try? await client.followConnectivityCheckSettings()
-        await withDiscardingTaskGroup { group in
-            group.addTask { [self] in
-                for await report in reports.cancelOnGracefulShutdown() {
-                    await engine.connectivityChecked(report.interface, verdict: report.verdict, published: report.published)
-                }
-            }
-            if let policyChanges {
-                group.addTask { [self] in
-                    for await check in policyChanges.cancelOnGracefulShutdown() {
-                        let next = ProbePolicy.decide(configured: probes, networkManager: check)
-                        guard await monitor.policy != next else { continue }
-                        log.info("connectivity: NetworkManager's check changed; \(next.explanation)")
-                        await monitor.apply(next)
-                        await engine.announce(.manager([HotspotContract.Manager.probePolicy]))
-                    }
-                }
-            }
+        for await report in reports.cancelOnGracefulShutdown() {
+            await engine.connectivityChecked(report.interface, verdict: report.verdict, published: report.published)
         }
     }
 }

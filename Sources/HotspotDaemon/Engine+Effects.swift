@@ -136,7 +136,10 @@ extension Engine {
             inflight[request.token] = (task, started, request)
             return
         case .bus(let uniqueName, let path, _):
-            guard let name = try? BusName(uniqueName) else { return }
+            guard let name = try? BusName(uniqueName) else {
+                log.error("\(request.interface): helper \(request.helper) has no valid bus name (\(UntrustedText.forLog(uniqueName))); \(request.command.rawValue) \(request.token) not sent")
+                return
+            }
             helperName = name
             helperPath = path
         }

@@ -210,6 +210,14 @@ public actor Engine {
                 "session-expires": .uint64(r?.sessionExpires ?? 0), "reason": .string(reason)]
     }
 
+    /// NetworkManager's own connectivity check changed: the monitor follows it (ProbePolicy) and
+    /// `ProbePolicy` is announced.
+    func networkManagerCheckChanged(_ check: ProbePolicy.NetworkManagerCheck?) async {
+        guard let monitor, let next = await monitor.follow(networkManager: check) else { return }
+        log.info("connectivity: NetworkManager's check changed; \(next.explanation)")
+        announce(.manager([HotspotContract.Manager.probePolicy]))
+    }
+
     /// NetworkManager's primary connection changed, or NetworkManager left (nil).
     func primaryChanged(_ primary: ManagerStatus.Primary?) async {
         self.primary = primary

@@ -104,6 +104,8 @@ final class NetworkManagerWatcher: Service {
             await engine.primaryChanged(ManagerStatus.Primary(type: type, device: device, connectivity: connectivity))
         case .readFailed(let why):
             log.error("NetworkManager: \(why)")
+        case .connectivityCheckChanged(let check):
+            await engine.networkManagerCheckChanged(check)
         case .overloaded(let dropped):
             log.warning("NetworkManager: signals came faster than they could be handled (\(dropped) dropped); re-reading its state")
         }

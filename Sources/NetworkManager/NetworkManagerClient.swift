@@ -79,6 +79,9 @@ public actor NetworkManagerClient {
     private var epoch: UInt64 = 0
     private var owner: BusName?
     private var reportedAvailability: Bool?
+    /// The connectivity-check setting last reported (`.connectivityCheckChanged`); `.none` before
+    /// the first report.
+    private var reportedCheck: ConnectivityCheckSettings?? = .none
     /// True from the snapshot until the signals buffered during it have been applied.
     private var reconciling = false
     private var model = Model()
@@ -153,6 +156,7 @@ public actor NetworkManagerClient {
         // A later start() follows NetworkManager afresh.
         owner = nil
         reportedAvailability = nil
+        reportedCheck = .none
         epoch &+= 1
     }
 
@@ -208,7 +212,10 @@ public actor NetworkManagerClient {
             reportedAvailability = false
             emit(.managerAvailable(false))
         }
-        guard let owner else { return }
+        guard let owner else {
+            reportCheck(nil)
+            return
+        }
         let myEpoch = epoch
         do {
             try await subscribe(to: owner, epoch: myEpoch)
@@ -223,6 +230,7 @@ public actor NetworkManagerClient {
         reconciling = true
         await readSnapshot(owner: owner, epoch: myEpoch)
         guard epoch == myEpoch else { return }
+        reportCheck(ConnectivityCheckSettings(managerProperties: model.manager))
         emit(.snapshotComplete)
         inputs?.yield(.snapshotApplied(epoch: myEpoch))
     }
@@ -241,7 +249,7 @@ public actor NetworkManagerClient {
         ]
         guard let inputs else { return }
         let intake = SignalIntake(capacity: signalCapacity)
-        // One stream for the four (disjoint) rules: signals are handled in the order NetworkManager
+        // One stream for the (disjoint) rules: signals are handled in the order NetworkManager
         // sent them. With a stream and a forwarding task per rule, a device's StateChanged could
         // overtake the PropertiesChanged sent before it.
         let stream = try await connection.signals(matchingAny: rules)
@@ -530,6 +538,9 @@ public actor NetworkManagerClient {
         switch interface {
         case NetworkManagerNames.manager.rawValue where path == NetworkManagerNames.managerPath:
             model.manager.merge(changed) { $1 }
+            if !ConnectivityCheckSettings.propertyNames.isDisjoint(with: changed.keys) {
+                reportCheck(ConnectivityCheckSettings(managerProperties: model.manager))
+            }
             if let devices = changed["Devices"]?.objectPaths { await reconcileDevices(devices) }
             if !Set(changed.keys).isDisjoint(with: ["Connectivity", "PrimaryConnection", "ActiveConnections"]) {
                 await updatePrimaryConnection()
@@ -595,6 +606,13 @@ public actor NetworkManagerClient {
         guard primary != model.primary else { return }
         model.primary = primary
         emit(.primaryConnectionChanged(type: primary.type, device: primary.device, connectivity: primary.connectivity))
+    }
+
+    /// Reports NetworkManager's connectivity-check setting when it differs from the last report.
+    private func reportCheck(_ check: ConnectivityCheckSettings?) {
+        guard reportedCheck != .some(check) else { return }
+        reportedCheck = .some(check)
+        emit(.connectivityCheckChanged(check))
     }
 
     // MARK: - Reading

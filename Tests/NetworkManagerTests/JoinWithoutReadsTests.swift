@@ -67,3 +67,34 @@ struct JoinWithoutReadsTests {
         await client.stop()
     }
 }
+
+/// NetworkManager's own connectivity-check setting comes from the manager properties the client
+/// keeps anyway: reported after the snapshot and when it changes, with no subscription or read
+/// of its own.
+@Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs python3-dbusmock (apt-get install python3-dbusmock)"))
+struct ConnectivityCheckEventTests {
+    @Test func theSettingIsReportedAfterTheSnapshotAndWhenItChanges() async throws {
+        let nm = try await MockNetworkManager()
+        let manager = try ObjectPath(MockNetworkManager.managerPath)
+        try await nm.addProperty(manager, interface: "org.freedesktop.NetworkManager", "ConnectivityCheckEnabled", .bool(true))
+        try await nm.addProperty(manager, interface: "org.freedesktop.NetworkManager", "ConnectivityCheckUri", .string("http://check.test/"))
+        let (client, log) = try await ClientTests().startClient(nm)
+        let first = try await log.next("the setting after the snapshot") { e -> ConnectivityCheckSettings?? in
+            if case .connectivityCheckChanged(let c) = e { return .some(c) }
+            return nil
+        }
+        #expect(first == ConnectivityCheckSettings(enabled: true, uri: "http://check.test/"))
+        _ = try await log.next("snapshotComplete") { $0.isSnapshotComplete ? true : nil }
+        // An unrelated manager property: nothing; the check switched off: reported.
+        try await nm.updateProperties(manager, interface: "org.freedesktop.NetworkManager", ["Connectivity": .uint32(4)])
+        try await nm.updateProperties(manager, interface: "org.freedesktop.NetworkManager", ["ConnectivityCheckEnabled": .bool(false)])
+        let next = try await log.next("the setting after the change") { e -> ConnectivityCheckSettings?? in
+            if case .connectivityCheckChanged(let c) = e { return .some(c) }
+            return nil
+        }
+        #expect(next == ConnectivityCheckSettings(enabled: false, uri: "http://check.test/"))
+        let extra = await log.unmatched { if case .connectivityCheckChanged = $0 { return true } else { return false } }
+        #expect(extra.isEmpty, "\(extra)")
+        await client.stop()
+    }
+}
