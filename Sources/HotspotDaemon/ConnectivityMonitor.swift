@@ -34,7 +34,6 @@ actor ConnectivityMonitor {
         var loop: Task<Void, Never>?
         var inflight: (task: Task<ProbeVerdict, Never>, started: ContinuousClock.Instant)?
         var last: (verdict: ProbeVerdict, at: ContinuousClock.Instant)?
-        var learnedAPI: String?
     }
     private var links: [String: Link] = [:]
     private let origin = ContinuousClock.now
@@ -61,23 +60,17 @@ actor ConnectivityMonitor {
         return ConnectivityChecker(configuration: ConnectivityConfiguration(probes: policy.probes, transfer: transfer))
     }
 
-    /// A new policy (NetworkManager's settings changed): new endpoints for the next check;
-    /// periodic checks start or stop on every joined link.
-    func apply(_ new: ProbePolicy) {
-        guard new != policy else { return }
-        policy = new
-        checker = Self.checker(settings, new)
-        for interface in links.keys {
-            if new.periodic { restartLoop(interface) } else { links[interface]?.loop?.cancel() }
-        }
-    }
-
-    /// Follows NetworkManager's own connectivity-check setting: returns the new policy when it
-    /// changed (and applies it), nil otherwise.
+    /// Follows NetworkManager's own connectivity-check setting: when the policy changes, new
+    /// endpoints serve the next check and periodic checks start or stop on every joined link.
+    /// Returns the new policy, or nil when it did not change.
     func follow(networkManager check: ConnectivityCheckSettings?) -> ProbePolicy? {
         let next = ProbePolicy.decide(configured: settings.probes, networkManager: check)
         guard next != policy else { return nil }
-        apply(next)
+        policy = next
+        checker = Self.checker(settings, next)
+        for interface in links.keys {
+            if next.periodic { restartLoop(interface) } else { links[interface]?.loop?.cancel() }
+        }
         return next
     }
 
@@ -123,7 +116,6 @@ actor ConnectivityMonitor {
         switch result {
         case .success(.api(let url)):
             log("\(interface): RFC 8910: DHCP option 114 names the RFC 8908 API \(UntrustedText.forLog(url))")
-            links[interface]?.learnedAPI = url
             links[interface]?.capport = apiClient(url)
         case .success(.unrestricted):
             log("\(interface): RFC 8910: DHCP option 114 says there is no captive portal (\(DHCPInform.unrestricted))")
@@ -133,9 +125,6 @@ actor ConnectivityMonitor {
             log("\(interface): RFC 8910: no captive-portal URI from DHCP: \(UntrustedText.forLog(e.description))")
         }
     }
-
-    /// The RFC 8908 API the link's network announced (DHCP option 114), if any.
-    func announcedAPI(_ interface: String) -> String? { links[interface]?.learnedAPI }
 
     /// The API the link is checked with: profile, announced or configured.
     func captivePortalAPI(_ interface: String) async -> String? {
