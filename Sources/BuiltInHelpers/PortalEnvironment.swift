@@ -41,6 +41,14 @@ public enum SignInOutcome: Error, Sendable, Hashable, CustomStringConvertible {
     /// Could not be tried now (no portal reachable, transport errors, a RADIUS error).
     case unavailable(String)
 
+    /// Why a sign-in did not happen, for the helper's answer (`reason`); nil once signed in.
+    public var reason: String? {
+        switch self {
+        case .signedIn: nil
+        case .rejected(let d), .needsUser(let d), .unavailable(let d): d
+        }
+    }
+
     public var description: String {
         switch self {
         case .signedIn(let d): "signed in: \(d)"

@@ -43,7 +43,10 @@ public final class PortalHelper: Sendable {
                 r.setNetwork(n)
                 r.deliver()
             case .authenticate:
-                command.createResponse(await authenticate(command)).deliver()
+                let (result, reason) = await authenticate(command)
+                let r = command.createResponse(result)
+                if let reason { r.setReason(reason) }
+                r.deliver()
             case .presentUI:
                 command.createResponse(await Self.waitForUser(command, environment: signIn.environment)).deliver()
             case .maintain:
@@ -55,22 +58,24 @@ public final class PortalHelper: Sendable {
         }
     }
 
-    func authenticate(_ command: HotspotHelperCommand) async -> CommandResult {
+    /// Accepts a click-through portal's terms; the reason says why it left the sign-in to the user.
+    func authenticate(_ command: HotspotHelperCommand) async -> (CommandResult, String?) {
         let verdict = await signIn.environment.verdict(for: command.interface, fresh: false)
         switch verdict.state {
-        case .online: return .success
-        case .none, .partial: return .temporaryFailure
+        case .online: return (.success, nil)
+        case .none, .partial: return (.temporaryFailure, "no portal reachable (\(verdict.state.rawValue)); trying again later")
         case .portal: break
         }
         guard verdict.wispr == nil, let url = verdict.signInURL else {
-            log("\(command.interface): the portal needs credentials (\(verdict.wispr != nil ? "WISPr" : "no sign-in page")); asking the user")
-            return .uiRequired
+            let what = verdict.wispr != nil ? "a WISPr gateway needs credentials" : "the portal gave no sign-in page"
+            log("\(command.interface): \(what); asking the user")
+            return (.uiRequired, "\(what); a person has to sign in")
         }
         let outcome = await signIn.acceptTerms(at: url, interface: command.interface, requireClickThrough: true)
         log("\(command.interface): portal at \(url): \(outcome)")
-        guard case .signedIn = outcome else { return .uiRequired }
+        guard case .signedIn = outcome else { return (.uiRequired, outcome.reason) }
         let after = await signIn.environment.verdict(for: command.interface, fresh: true)
-        return after.state == .online ? .success : .uiRequired
+        return after.state == .online ? (.success, nil) : (.uiRequired, "the terms were accepted but the portal still intercepts")
     }
 
     /// present-ui: the user is signing in with a browser; answer success once the link is online,

@@ -74,7 +74,12 @@ public final class ProfileHelper: Sendable {
             r.setNetwork(n)
             r.deliver()
         case .authenticate:
-            Task { command.createResponse(await authenticate(command)).deliver() }
+            Task {
+                let (result, reason) = await authenticate(command)
+                let r = command.createResponse(result)
+                if let reason { r.setReason(reason) }
+                r.deliver()
+            }
         case .maintain:
             Task { command.createResponse(await maintain(command)).deliver() }
         case .logoff:
@@ -84,21 +89,23 @@ public final class ProfileHelper: Sendable {
         }
     }
 
-    func authenticate(_ command: HotspotHelperCommand) async -> CommandResult {
-        guard let n = command.network, let p = profile(for: SSID(bytes: n.ssidBytes)) else { return .unsupportedNetwork }
+    /// Signs in with the profile; the reason says why not when it did not.
+    func authenticate(_ command: HotspotHelperCommand) async -> (CommandResult, String?) {
+        guard let n = command.network, let p = profile(for: SSID(bytes: n.ssidBytes)) else { return (.unsupportedNetwork, nil) }
         let verdict = await signIn.environment.verdict(for: command.interface, fresh: false)
         switch verdict.state {
         case .online:
             log("\(command.interface): \(p.displayName) is online already; nothing to sign in to")
-            return .success
+            return (.success, nil)
         case .none, .partial:
             log("\(command.interface): \(p.displayName): no portal reachable (\(verdict.state.rawValue), \(verdict.reason)); trying again later")
-            return .temporaryFailure
+            return (.temporaryFailure, "no portal reachable (\(verdict.state.rawValue)); trying again later")
         case .portal:
             break
         }
         let outcome = await signIn.signIn(p.signIn, interface: command.interface, verdict: verdict)
-        return await conclude(outcome, profile: p, interface: command.interface)
+        let result = await conclude(outcome, profile: p, interface: command.interface)
+        return (result, outcome.reason.map { "profile \(p.displayName): \($0)" })
     }
 
     func conclude(_ outcome: SignInOutcome, profile p: Profile, interface: String) async -> CommandResult {

@@ -103,10 +103,12 @@ public struct InterfaceSnapshot: Sendable, Encodable, Equatable {
     public var venueInfoURL: String
     /// CLOCK_REALTIME seconds when the portal session ends; 0 when unknown.
     public var sessionExpires: UInt64
+    /// Why the chosen helper answered as it did (escaped by the daemon), "" when it said nothing.
+    public var reason: String
 
     enum CodingKeys: String, CodingKey {
         case path, name, device, state, network, helper, connectivity, portalURL = "portal-url", venueInfoURL = "venue-info-url"
-        case sessionExpires = "session-expires"
+        case sessionExpires = "session-expires", reason
     }
 
     public init(path: ObjectPath, properties p: [String: DBusValue]) {
@@ -122,6 +124,7 @@ public struct InterfaceSnapshot: Sendable, Encodable, Equatable {
         portalURL = p[I.portalUrl]?.string ?? ""
         venueInfoURL = p[I.venueInfoUrl]?.string ?? ""
         sessionExpires = p[I.sessionExpires].flatMap { v -> UInt64? in if case .uint64(let t) = v { return t }; return nil } ?? 0
+        reason = p[I.reason]?.string ?? ""
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -136,6 +139,7 @@ public struct InterfaceSnapshot: Sendable, Encodable, Equatable {
         try c.encode(portalURL, forKey: .portalURL)
         try c.encode(venueInfoURL, forKey: .venueInfoURL)
         try c.encode(sessionExpires, forKey: .sessionExpires)
+        try c.encode(reason, forKey: .reason)
     }
 }
 

@@ -43,6 +43,8 @@ struct Status: AsyncParsableCommand {
         }
         print(Output.table(["INTERFACE", "STATE", "NETWORK", "BSSID", "HELPER", "CONNECTIVITY", "PORTAL", "EXPIRES"], rows))
         for i in interfaces where !i.venueInfoURL.isEmpty { print("\(i.name): venue information \(i.venueInfoURL)") }
+        // The helper's words, as the daemon escaped and capped them.
+        for i in interfaces where !i.reason.isEmpty { print("\(i.name): \(Output.dash(i.helper)) says: \(i.reason)") }
     }
 }
 

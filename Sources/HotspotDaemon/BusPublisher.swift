@@ -182,6 +182,7 @@ final class BusPublisher: Service {
         case I.portalUrl.key: return .string(r.portalURL)
         case I.venueInfoUrl.key: return .string(r.venueInfoURL)
         case I.sessionExpires.key: return .uint64(r.sessionExpires)
+        case I.reason.key: return .string(r.reason)
         default: preconditionFailure("the Interface declaration has a property \(property.key) without a value")
         }
     }

@@ -191,7 +191,9 @@ extension Engine {
         switch outcome {
         case .answered(let response):
             await completed(request, result: response.result.rawValue, seconds: secs)
-            log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms")
+            log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms\(response.reason.map { ": \($0)" } ?? "")")
+            // The commands only the chosen helper gets say why the joined network is as it is.
+            if [.authenticate, .maintain, .presentUI, .logoff].contains(request.command) { setReason(request.interface, response.reason ?? "") }
             await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
                                                       confidence: response.confidence, claims: response.claims)))
             // As the core counts them: the claims of a successful answer, none otherwise.

@@ -28,6 +28,8 @@ struct InterfaceRecord: Sendable {
     /// The venue's information page (RFC 8908 `venue-info-url`), "" when none.
     var venueInfoURL = ""
     var sessionExpires: UInt64 = 0
+    /// The chosen helper's reason for its last answer about the joined network, "" when none.
+    var reason = ""
 
     var path: ObjectPath { HotspotContract.interfacePath(number) }
 }
@@ -152,6 +154,7 @@ public actor Engine {
 
     func joined(_ name: InterfaceID, network: Network, connection: ConnectionID) async {
         log.info("\(name) joined \(network.ssid.displayForm) (\(network.bssid)) through connection \(connection)")
+        setReason(name, "")  // the last network's reason stays until the next join, so a failure can be read after the disconnect
         // The first check starts before the helpers are asked, so their verdict requests join it.
         await monitor?.joined(name.rawValue, ssid: network.ssid)
         await handle(.connectivityGained(name, network: network, connection: connection))
@@ -254,6 +257,14 @@ public actor Engine {
         if r.sessionExpires != sessionExpires { r.sessionExpires = sessionExpires; changed.append(I.sessionExpires) }
         interfaces[name] = r
         if !changed.isEmpty { announce(.interface(r, changed)) }
+    }
+
+    /// Publishes the chosen helper's reason for its answer (`Reason`).
+    func setReason(_ name: InterfaceID, _ reason: String) {
+        guard var r = interfaces[name], r.reason != reason else { return }
+        r.reason = reason
+        interfaces[name] = r
+        announce(.interface(r, [HotspotContract.Interface.reason]))
     }
 
     // MARK: - Requests from the bus (already authorised)

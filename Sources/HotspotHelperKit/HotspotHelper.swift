@@ -125,7 +125,7 @@ public final class HotspotHelperCommand: Sendable {
 public final class HotspotHelperResponse: Sendable {
     let command: HotspotHelperCommand
     let result: HotspotHelperResult
-    private let parts = Mutex<(network: HotspotNetwork?, list: [HotspotNetwork]?)>((nil, nil))
+    private let parts = Mutex<(network: HotspotNetwork?, list: [HotspotNetwork]?, reason: String?)>((nil, nil, nil))
 
     init(command: HotspotHelperCommand, result: HotspotHelperResult) {
         self.command = command
@@ -137,11 +137,15 @@ public final class HotspotHelperResponse: Sendable {
     /// For filter-scan-list: the networks the helper claims, each with a confidence (and
     /// optionally a password) set on it.
     public func setNetworkList(_ list: [HotspotNetwork]) { parts.withLock { $0.list = list } }
+    /// Why the helper answers as it does, for the person at `hotspotctl status` (an extension of
+    /// NEHotspotHelperResponse): one sentence without secrets, e.g. why no credentials were sent.
+    /// The daemon escapes it and keeps at most 300 characters.
+    public func setReason(_ reason: String) { parts.withLock { $0.reason = reason } }
 
     /// Sends the response. Only the first delivery for a command counts.
     public func deliver() {
-        let (network, list) = parts.withLock { ($0.network, $0.list) }
-        var wire = WireResponse(result: result)
+        let (network, list, reason) = parts.withLock { ($0.network, $0.list, $0.reason) }
+        var wire = WireResponse(result: result, reason: reason)
         if command.commandType == .evaluate {
             wire.confidence = (network ?? command.network)?.confidence ?? Confidence.none
         }

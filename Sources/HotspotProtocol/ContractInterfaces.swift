@@ -16,7 +16,7 @@ extension HotspotContract {
     public static let interface = InterfaceSpec(interfaceInterface,
         methods: [Interface.getScanList, Interface.presentUI, Interface.logoff, Interface.checkConnectivity],
         properties: [Interface.name, Interface.device, Interface.state, Interface.network, Interface.helper, Interface.connectivity,
-                     Interface.portalUrl, Interface.venueInfoUrl, Interface.sessionExpires])
+                     Interface.portalUrl, Interface.venueInfoUrl, Interface.sessionExpires, Interface.reason])
 
     /// org.freedesktop.NetworkManager.HotspotHelper.Handler, exported by each helper.
     public static let handler = InterfaceSpec(handlerInterface, methods: [Handler.handleCommand])
@@ -61,6 +61,8 @@ extension HotspotContract {
         public static let portalUrl = PropertySpec("PortalUrl", "s")
         public static let venueInfoUrl = PropertySpec("VenueInfoUrl", "s")
         public static let sessionExpires = PropertySpec("SessionExpires", "t")
+        /// Why the chosen helper answered its last command as it did (its `reason`, escaped); "" when none.
+        public static let reason = PropertySpec("Reason", "s")
     }
 
     /// The member of a helper's Handler object.

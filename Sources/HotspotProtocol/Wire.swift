@@ -96,16 +96,21 @@ public struct WireResponse: Sendable, Equatable {
     public var result: CommandResult
     public var confidence: Confidence?
     public var claims: [ScanClaim]
+    /// Why the helper answered as it did, in its own words (e.g. why it sent no credentials):
+    /// untrusted text, escaped and capped at ``maximumReasonLength`` characters when decoded.
+    public var reason: String?
 
-    public init(result: CommandResult, confidence: Confidence? = nil, claims: [ScanClaim] = []) {
+    public init(result: CommandResult, confidence: Confidence? = nil, claims: [ScanClaim] = [], reason: String? = nil) {
         self.result = result
         self.confidence = confidence
         self.claims = claims
+        self.reason = reason
     }
 
     public func encode() -> DBusValue {
         var d: [String: DBusValue] = ["result": .string(result.rawValue)]
         if let confidence { d["confidence"] = .string(confidence.rawValue) }
+        if let reason { d["reason"] = .string(reason) }
         if !claims.isEmpty {
             d["networks"] = .varDicts(claims.map { c in
                 var n: [String: DBusValue] = ["ssid": .bytes(c.ssid.bytes), "confidence": .string(c.confidence.rawValue)]
@@ -123,6 +128,10 @@ public struct WireResponse: Sendable, Equatable {
     public static let maximumPasswordLength = 64
     /// The longest display name a claim may carry, in characters.
     public static let maximumDisplayNameLength = 64
+    /// The characters of a reason kept (escaped, then capped with "…").
+    public static let maximumReasonLength = 300
+    /// A reason longer than this many bytes is off-contract, not just long.
+    public static let maximumReasonBytes = 4096
 
     /// Decodes a helper's answer to `command` and holds it to that command (issue 14 item 2):
     /// claims only in answer to filter-scan-list, only for networks in the scan list that was
@@ -191,6 +200,13 @@ public struct WireResponse: Sendable, Equatable {
                                         displayName: displayName))
             }
         }
-        return WireResponse(result: result, confidence: confidence, claims: claims)
+        var reason: String?
+        if let r = d["reason"] {
+            guard let text = r.string, text.utf8.count <= maximumReasonBytes else {
+                throw WireError("'reason' must be an s of at most \(maximumReasonBytes) bytes")
+            }
+            if !text.isEmpty { reason = UntrustedText.forLog(text, limit: maximumReasonLength) }
+        }
+        return WireResponse(result: result, confidence: confidence, claims: claims, reason: reason)
     }
 }

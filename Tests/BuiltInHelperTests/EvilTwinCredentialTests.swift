@@ -134,6 +134,9 @@ extension DaemonEndToEnd {
             #expect(!s.events.contains("login-attempt") && !s.events.contains("login-ok"))
             #expect(s.daemon.log.contains("is not in login-hosts=; credentials were not sent"), "the log says why")
             #expect(!s.daemon.log.contains("twin-bait-31"))
+            // The reason outlives the disconnect it caused, for the person who asks.
+            let reason = try await s.string("Reason")
+            #expect(reason.hasPrefix("profile CityFree: ") && reason.contains("is not in login-hosts=; credentials were not sent"), "\(reason)")
         }
 
         /// The twin redirects to a sign-in page on a host the profile does not name: the page is a
@@ -160,6 +163,14 @@ extension DaemonEndToEnd {
             #expect(s.daemon.log.contains("test.conf line 1) sign-in wispr: needs the user: the profile has credentials but no login-hosts="),
                     "at sign-in")
             #expect(!s.daemon.log.contains("twin-bait-33"))
+            // hotspotctl status says why (the helper's reason, published as the interface's Reason).
+            let status = try await s.bus.run(TestKitPaths.product("hotspotctl").path, ["status"])
+            #expect(status.stdout.contains("says: profile CityFree: the profile has credentials but no login-hosts=, so none were sent"),
+                    "\(status.stdout)\(status.stderr)")
+            let json = try await s.bus.run(TestKitPaths.product("hotspotctl").path, ["--json", "status"])
+            #expect(json.stdout.contains("\"reason\" : \"profile CityFree: the profile has credentials but no login-hosts=") ||
+                    json.stdout.contains("\"reason\":\"profile CityFree: the profile has credentials but no login-hosts="), "\(json.stdout)")
+            #expect(!status.stdout.contains("twin-bait-33") && !json.stdout.contains("twin-bait-33"))
         }
     }
 }

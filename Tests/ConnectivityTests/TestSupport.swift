@@ -53,10 +53,12 @@ struct LoopbackHotspot {
         return ConnectivityChecker(configuration: ConnectivityConfiguration(probes: probes ?? self.probes, transfer: t))
     }
 
-    /// One check. A `patient` one is ended by nothing but `timeout` (no connect or low-speed cut,
-    /// no DNS query), so a machine busy running every suite at once cannot turn "still waiting"
-    /// into "failed" before the behaviour a test is about happens.
-    func check(timeout: Duration = .seconds(5), patient: Bool = false) async -> ProbeVerdict {
+    /// One check. A `patient` one (the default) is ended by nothing but `timeout` (no connect or
+    /// low-speed cut, no DNS query), so a machine busy running every suite at once cannot turn
+    /// "still waiting" into "failed" before the behaviour a test is about happens (a CI run saw
+    /// a WISPr portal's check after a refused login come back as no portal). Tests of the cuts
+    /// themselves or of the link's DNS ask for `patient: false`.
+    func check(timeout: Duration = .seconds(20), patient: Bool = true) async -> ProbeVerdict {
         await checker(timeout: timeout, patient: patient).check(interface: nil, dnsServers: dnsServers)
     }
 

@@ -77,6 +77,36 @@ import Testing
         _ = bus
     }
 
+    /// The daemon still reads an unsolicited signal in full before dropping it (libdbus has no way
+    /// to skip a body), so a flood of 30 MB ones delays every call behind it. The shipped bus
+    /// policy makes the bus refuse a signal addressed to the daemon's name; broadcasts (which the
+    /// daemon subscribes to by sender) still arrive. Checked against the same bus without the policy.
+    @Test(.enabled(if: TestEnvironment.hasDBusDaemon, "needs dbus-daemon"))
+    func signalFloodAddressedToTheDaemonIsRefusedByTheShippedBusPolicy() async throws {
+        for (configuration, shipped) in [(TestKitPaths.busConfig, false), (TestKitPaths.busConfigWithShippedPolicy, true)] {
+            let bus = try await PrivateBus(configuration: configuration)
+            let daemon = try bus.connect()
+            try await daemon.requestName(BusName("org.freedesktop.NetworkManager.HotspotHelper"))
+            let broadcasts = try await daemon.signals(matching: MatchRule(interface: "org.example.Wanted", member: "Ping"))
+            _ = try await daemon.nameOwner(BusName("org.freedesktop.DBus"))  // the bus's NameAcquired signals are in
+            let before = await daemon.intake.unsolicitedSignals
+            let attacker = try bus.connect()
+            let payload = [UInt8](repeating: 0x41, count: 1 << 20)
+            for destination in ["org.freedesktop.NetworkManager.HotspotHelper", daemon.uniqueName] {
+                try await attacker.emit(path: "/flood", interface: "org.example.Flood", member: "Bytes", body: [.bytes(payload)],
+                                        destination: BusName(destination))
+            }
+            try await attacker.emit(path: "/w", interface: "org.example.Wanted", member: "Ping", body: [.string("broadcast")])
+            // One sender's messages arrive in order: once the Ping is answered, the signals were delivered or refused.
+            _ = try await attacker.call(daemon.uniqueName, "/", "org.freedesktop.DBus.Peer", "Ping")
+            let reached = await daemon.intake.unsolicitedSignals - before
+            #expect(reached == (shipped ? 0 : 2), "shipped policy \(shipped): \(reached) unicast signals reached the daemon")
+            var it = broadcasts.makeAsyncIterator()
+            #expect(await it.next()?.body == [.string("broadcast")], "a broadcast signal must still reach the daemon")
+            bus.stop()
+        }
+    }
+
     @Test(.enabled(if: TestEnvironment.hasDBusDaemon, "needs dbus-daemon"))
     func forgedReplyFromAnotherConnectionIsIgnored() async throws {
         let bus = try await PrivateBus()

@@ -39,4 +39,21 @@ import Testing
         let forged = claims([["ssid": .bytes(Array("CityFree".utf8)), "display-name": .string("Free\u{202E}iFW")]])
         #expect(throws: WireError.self) { try WireResponse.decode(forged, answering: scan(["CityFree"])) }
     }
+
+    /// A reason is shown to people (`hotspotctl status`) and logged: a helper cannot forge a log
+    /// line or a terminal escape with it, nor fill memory.
+    @Test func reasonWithControlCharactersIsEscapedAndAHugeOneIsRefused() throws {
+        var auth = scan([])
+        auth.type = .authenticate
+        func forged(_ v: DBusValue, _ c: WireCommand) throws -> WireResponse { try WireResponse.decode(v, answering: c) }
+        let r = try forged(.varDict(["result": .string("ui-required"), "reason": .string("fine\nJan 01 hotspot-helperd: signed in\u{1B}[2J")]), auth)
+        #expect(r.reason == "fine\\nJan 01 hotspot-helperd: signed in\\u{1B}[2J")
+        let long = try forged(.varDict(["result": .string("failure"), "reason": .string(String(repeating: "x", count: 1000))]), auth)
+        #expect(long.reason == String(repeating: "x", count: WireResponse.maximumReasonLength) + "…(+700 more)")
+        #expect(throws: WireError.self) {
+            try forged(.varDict(["result": .string("failure"), "reason": .string(String(repeating: "x", count: WireResponse.maximumReasonBytes + 1))]), auth)
+        }
+        #expect(throws: WireError.self) { try forged(.varDict(["result": .string("failure"), "reason": .uint32(7)]), auth) }
+        #expect(try forged(.varDict(["result": .string("success"), "reason": .string("")]), auth).reason == nil)
+    }
 }

@@ -11,7 +11,8 @@ public enum TestKitPaths {
 
     public static var busConfig: URL { repositoryRoot.appendingPathComponent("Tests/bus/test-bus.conf") }
 
-    /// The same bus with a path-based socket, reachable from other network namespaces.
+    /// The test bus with the system-bus policy the package installs (dbus/*.conf) on top.
+    public static var busConfigWithShippedPolicy: URL { repositoryRoot.appendingPathComponent("Tests/bus/test-bus-shipped-policy.conf") }
 
     /// The directory holding the built products (beside the running test bundle).
     public static var productsDirectory: URL {
