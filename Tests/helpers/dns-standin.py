@@ -44,12 +44,22 @@ def answer(q, over_tcp):
     rr = name + struct.pack("!HHIH", qtype, 1, 60, len(rdata)) + rdata
     return struct.pack("!HHHHHH", qid, 0x8180, 1, 1, 0, 0) + question + rr
 
-udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-udp.bind(("127.0.0.1", 0))
-port = udp.getsockname()[1]
-tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-tcp.bind(("127.0.0.1", port))
+# One port for UDP and TCP: the kernel picks a free UDP port, which another test may hold for
+# TCP; then try another.
+for attempt in range(100):
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    port = udp.getsockname()[1]
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        tcp.bind(("127.0.0.1", port))
+        break
+    except OSError:
+        udp.close()
+        tcp.close()
+else:
+    sys.exit("no port free for both UDP and TCP")
 tcp.listen(8)
 
 def serve_tcp():
