@@ -126,11 +126,11 @@ struct Flood {
 
         let growthChecks = Double(checkPeak - beforeChecks.rssKiB) / 1024
         let figures = [
-            Figure("flood: RSS growth, \(signals) unsolicited \(signalMiB) MB ay signals (shipped bus policy)", shipped.growthMiB, "MiB", goal: "≤ 64 MiB"),
-            Figure("flood: Get p99 during the signal flood (shipped bus policy)", shipped.getP99, "ms",
+            Figure("flood: RSS growth, \(signals) × \(signalMiB) MB signals, bus policy", shipped.growthMiB, "MiB", goal: "≤ 64 MiB"),
+            Figure("flood: Get p99 in that flood, bus policy", shipped.getP99, "ms",
                    baseline: shipped.quietP99, baselineUnit: "ms at rest", goal: "≤ 50 ms"),
-            Figure("flood: RSS growth, the same flood with no bus policy (the daemon's own intake)", alone.growthMiB, "MiB", goal: "≤ 64 MiB"),
-            Figure("flood: Get p99 during the flood with no bus policy", alone.getP99, "ms",
+            Figure("flood: RSS growth, no bus policy (daemon alone)", alone.growthMiB, "MiB", goal: "≤ 64 MiB"),
+            Figure("flood: Get p99, no bus policy (daemon alone)", alone.getP99, "ms",
                    baseline: alone.quietP99, baselineUnit: "ms at rest"),
             Figure("flood: RSS growth, \(offered) polkit checks offered", growthChecks, "MiB", goal: "≤ 64 MiB"),
             Figure("flood: polkit checks the daemon kept waiting", Double(pending), "checks", goal: "≤ 64 (the daemon's cap)"),
