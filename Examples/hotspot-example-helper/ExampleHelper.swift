@@ -29,6 +29,9 @@ struct ExampleHelper: AsyncParsableCommand {
     @Option(help: "Why this helper wants to see Wi-Fi networks, shown in the authorization dialog (required unless run as root).")
     var purpose = "Demonstrates the hotspot helper protocol"
 
+    @Flag(help: "Never let registering ask for authorization in a dialog (for helpers that run unattended): refused at once instead.")
+    var noInteraction = false
+
     @Option(name: .customLong("network"), help: "A network to claim, as SSID or SSID=password (repeatable). A trailing * matches a prefix.")
     var networks: [String] = []
 
@@ -82,7 +85,8 @@ struct ExampleHelper: AsyncParsableCommand {
         let say: @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data(("[\(displayName)] " + $0 + "\n").utf8)) }
 
         let helper = try await HotspotHelper.register(
-            options: HotspotHelperOptions(displayName: displayName, identifier: identifier, purpose: purpose)) { command in
+            options: HotspotHelperOptions(displayName: displayName, identifier: identifier, purpose: purpose,
+                                 allowsInteractiveAuthorization: !noInteraction)) { command in
             if hung.contains(command.commandType) {
                 unanswered.keep(command)
                 say("\(command.commandType.rawValue) \(command.network?.ssid ?? ""): not answering (--hang)")

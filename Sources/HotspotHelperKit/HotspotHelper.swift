@@ -23,12 +23,22 @@ public struct HotspotHelperOptions: Sendable {
     /// dialog and by `hotspotctl helpers`. Required unless the helper runs as root; at most
     /// 200 characters, no control characters.
     public var purpose: String?
+    /// Whether registering may ask the person at the desktop (polkit's authentication dialog,
+    /// showing the display name and purpose) rather than be refused at once. The call then waits
+    /// up to ``interactiveRegistrationTimeout`` for an answer. Off for helpers that run unattended.
+    public var allowsInteractiveAuthorization: Bool
 
-    public init(displayName: String, identifier: String? = nil, commands: Set<HotspotHelperCommandType>? = nil, purpose: String? = nil) {
+    /// How long registering waits while a person decides in the authorization dialog.
+    /// (The daemon waits up to 120 s for polkit; this leaves room for its answer.)
+    public static let interactiveRegistrationTimeout: Duration = .seconds(130)
+
+    public init(displayName: String, identifier: String? = nil, commands: Set<HotspotHelperCommandType>? = nil, purpose: String? = nil,
+                allowsInteractiveAuthorization: Bool = true) {
         self.displayName = displayName
         self.identifier = identifier
         self.commands = commands
         self.purpose = purpose
+        self.allowsInteractiveAuthorization = allowsInteractiveAuthorization
     }
 }
 

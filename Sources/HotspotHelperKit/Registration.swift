@@ -74,8 +74,13 @@ public actor HotspotHelper {
         if let id = options.identifier { dict["Identifier"] = .string(id) }
         if let purpose = options.purpose { dict["Purpose"] = .string(purpose) }
         if let commands = options.commands { dict["Commands"] = .strings(commands.map(\.rawValue).sorted()) }
+        // Interactive: the daemon lets polkit ask the person (a dialog with the display name and
+        // purpose) instead of refusing, and the call waits for their answer.
+        let interactive = options.allowsInteractiveAuthorization
         _ = try await connection.call(HotspotContract.Manager.registerHelper, of: HotspotContract.manager, at: HotspotContract.managerPath,
-                                      body: [.objectPath(handlerPath), .varDict(dict)])
+                                      body: [.objectPath(handlerPath), .varDict(dict)],
+                                      timeout: interactive ? HotspotHelperOptions.interactiveRegistrationTimeout : .seconds(25),
+                                      interactive: interactive)
     }
 
     /// Logs off the network (NEHotspotHelper.logoff): the daemon sends logoff to this helper and

@@ -77,6 +77,25 @@ struct HostileCallerTests {
         _ = helpers
     }
 
+    /// A desktop helper built on HotspotHelperKit lets polkit ask the person (flag 1: the dialog
+    /// that shows its display name and purpose) unless it runs unattended (`--no-interaction`).
+    @Test func helperKitRegistrationAllowsTheAuthorizationDialogUnlessToldNotTo() async throws {
+        var mock: DBusMock?
+        let f = try await DaemonFixture(before: { mock = try await Self.polkit($0, code: "ret = (False, False, {})") })
+        let c = try f.bus.connect()
+        for (extra, flags) in [([String](), Int64(1)), (["--no-interaction"], Int64(0))] {
+            let helper = try ManagedProcess.launch("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                                        TestKitPaths.product("hotspot-example-helper").path,
+                                                                        "--display-name", "Desk", "--purpose", "Signs in at the library"] + extra,
+                                                   environment: f.bus.environment)
+            defer { helper.stop() }
+            #expect(await helper.waitForExit(timeout: .seconds(30)) != nil, "refused by polkit, the helper exits: \(helper.output)")
+            let checks = try await mock!.calls(c, path: Self.authority).filter { $0.method == "CheckAuthorization" }
+            #expect(checks.last?.args[3].integer == flags, "\(extra): \(String(describing: checks.last?.args))")
+            #expect(helper.output.contains("not authorized"), "\(helper.output)")
+        }
+    }
+
     @Test func floodOfCallsWaitingOnPolkitIsCappedPerCaller() async throws {
         var mock: DBusMock?
         let f = try await DaemonFixture(before: {
