@@ -6,6 +6,9 @@ hardening. Run by scenarios.py inside lab-scenarios.service (see boot-systemd).
 """
 
 import os
+import pty
+import select
+import signal
 import subprocess
 
 from lab import BIN, HH, HH_PATH, Failed, Process, note, now, run, wait
@@ -98,6 +101,91 @@ def polkit(lab):
         raise Failed(f"CheckPermission(register-helper) as root answered {answer!r}, expected yes")
 
 
+LAB_RULE = "/etc/polkit-1/rules.d/50-hotspot-lab.rules"
+
+
+def polkit_dialog(lab):
+    """Real polkitd asks a person, and the dialog says who asks and why (issue 14 item 5). The
+    guest has no logind session, so the shipped default for uid 1000 is "no"; a lab-only rule
+    makes register-helper auth_admin for non-root users. A HotspotHelperKit helper registers as
+    uid 1000 (interactively, the Kit's default); real pkttyagent, registered for that helper's
+    process on a pseudo-terminal, is asked by polkitd and prints the dialog: the daemon's
+    polkit.message with the helper's display name and purpose. The agent then gives up, so the
+    helper is refused and absent from Helpers; and a unicast signal to the daemon is refused by
+    the installed bus policy."""
+    with open(LAB_RULE, "w") as f:
+        f.write('polkit.addRule(function(action, subject) {\n'
+                '  if (action.id == "org.freedesktop.NetworkManager.HotspotHelper.register-helper" && subject.user != "root")\n'
+                '    return polkit.Result.AUTH_ADMIN;\n});\n')
+    try:
+        run("systemctl", "restart", "polkit.service", timeout=60)
+        gate = "/run/hotspot-lab-agent-ready"
+        if os.path.exists(gate):
+            os.unlink(gate)
+        purpose = "Signs you in at the Lab Library"
+        # The helper waits for the agent; exec keeps its pid and start time, which the agent is registered for.
+        helper = subprocess.Popen(["setpriv", f"--reuid={DESKTOP_UID}", f"--regid={DESKTOP_UID}", "--clear-groups", "--", "sh", "-c",
+                                   f"while [ ! -e {gate} ]; do sleep 0.1; done; exec {BIN}/hotspot-example-helper "
+                                   f"--display-name 'Library Helper' --purpose '{purpose}' --network Nowhere"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        ready_r, ready_w = os.pipe()
+        os.set_inheritable(ready_w, True)
+        agent_pid, master = pty.fork()
+        if agent_pid == 0:
+            os.execv("/usr/bin/pkttyagent", ["pkttyagent", "--process", str(helper.pid), "--notify-fd", str(ready_w)])
+        os.close(ready_w)
+        said = b""
+        try:
+            # pkttyagent closes the notify fd once it is registered with polkitd.
+            readable, _, _ = select.select([ready_r], [], [], 60)
+            if not readable:
+                raise Failed("pkttyagent did not register with polkitd within 60 s")
+            os.close(ready_r)
+            open(gate, "w").close()
+            deadline = now() + 90
+            # Stop at the prompt (a password, or a choice when several users may authenticate).
+            while now() < deadline and not any(w in said for w in (b"Password", b"Choose identity", b"FAILED")):
+                readable, _, _ = select.select([master], [], [], 1)
+                if readable:
+                    try:
+                        said += os.read(master, 4096)
+                    except OSError:
+                        break
+        finally:
+            os.kill(agent_pid, signal.SIGTERM)
+            os.waitpid(agent_pid, 0)
+        text = said.decode(errors="replace")
+        note(f"pkttyagent showed: {' / '.join(line.strip() for line in text.splitlines() if line.strip())[:400]}")
+        try:
+            out, _ = helper.communicate(timeout=150)
+        except subprocess.TimeoutExpired:
+            helper.kill()
+            out, _ = helper.communicate()
+            raise Failed(f"the helper still waits after the agent left: {out[-300:]!r}")
+        if "register-helper" not in text or "Library Helper" not in text or purpose not in text:
+            raise Failed(f"the authorization dialog does not name the helper and its purpose: {text[-500:]!r}")
+        if helper.returncode == 0 or "authori" not in out.lower():
+            raise Failed(f"the helper was not refused after the dialog was dismissed: exit {helper.returncode}, {out[-300:]!r}")
+        if "Library Helper" in [str(h.get("display-name", "")) for h in lab.bus.get(HH, HH_PATH, HH, "Helpers")]:
+            raise Failed("the refused helper appears in Helpers")
+    finally:
+        os.unlink(LAB_RULE)
+        run("systemctl", "restart", "polkit.service", timeout=60, check=False)
+    # The installed bus policy: nobody may unicast a signal to the daemon (a 30 MB one would be read in full).
+    p = subprocess.run(["setpriv", f"--reuid={DESKTOP_UID}", f"--regid={DESKTOP_UID}", "--clear-groups", "--", "python3", "-c",
+                        "import dbus, sys\n"
+                        "b = dbus.SystemBus()\n"
+                        f"m = dbus.lowlevel.SignalMessage('/flood', 'org.example.Flood', 'Bytes'); m.set_destination('{HH}')\n"
+                        "b.send_message(m)\n"
+                        f"b.get_object('{HH}', '{HH_PATH}', introspect=False).Get('{HH}', 'Version', dbus_interface='org.freedesktop.DBus.Properties')\n"],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        raise Failed(f"uid {DESKTOP_UID} could not call the daemon: {p.stderr.strip()[-300:]}")
+    def refused():
+        return "org.example.Flood" in run("journalctl", "-b", "--no-pager", "-o", "cat", "-g", "Rejected send message", check=False, timeout=30)
+    wait("the system bus logs that it refused the signal unicast to the daemon", refused, 20, interval=0.5)
+
+
 def sandboxed_signin(lab):
     """The click-through sign-in under the shipped sandbox: radios, AP side and NetworkManager come
     up as in the nm group; the installed service, restarted with the lab's configuration, signs
@@ -117,7 +205,7 @@ def sandboxed_signin(lab):
         raise Failed(f"{UNIT} is not running after the sign-in")
 
 
-SCENARIOS = [dbus_activation, systemctl_start_hardening, polkit, sandboxed_signin]
+SCENARIOS = [dbus_activation, systemctl_start_hardening, polkit, polkit_dialog, sandboxed_signin]
 NAMES = {dbus_activation: "deb-dbus-activation", systemctl_start_hardening: "systemctl-start-hardening",
-         polkit: "polkit-register-helper", sandboxed_signin: "sandboxed-signin"}
+         polkit: "polkit-register-helper", polkit_dialog: "polkit-dialog-purpose", sandboxed_signin: "sandboxed-signin"}
 
