@@ -4,9 +4,10 @@ import Connectivity
 @_spi(Fuzzing) import DBus
 import Foundation
 import HotspotCore
-import HotspotDaemon
+@_spi(Fuzzing) import HotspotDaemon
 @_spi(Fuzzing) import NetworkManager
 import HotspotProtocol
+import Synchronization
 
 /// Everything the daemon parses from outside, as fuzz targets: each takes arbitrary bytes and
 /// must return (never crash, never hang) whatever they are.
@@ -29,12 +30,25 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case probeResponse = "probe-response"
     /// DHCPACK replies to the daemon's DHCPINFORM (RFC 8910 option 114).
     case dhcp
+    /// RegisterHelper's options from a local user (issue 14 items 2 and 5): what is accepted is
+    /// bounded and free of control characters; nobody registers a built-in identifier.
+    case registerHelper = "register-helper"
+    /// Text from networks and helpers made safe for logs and properties (UntrustedText).
+    case untrustedText = "untrusted-text"
+    /// Portal sign-in pages through libxml2's HTML parser and the form choice (issue 11).
+    case htmlForm = "html-form"
+
+    /// How many fuzzed RegisterHelper calls were accepted (their invariants checked), so a test can
+    /// tell the target reaches past the first refusal.
+    public static let acceptedRegistrations = Atomic<Int>(0)
 
     /// The transaction id the fuzzed replies answer.
     static let dhcpXID: UInt32 = 0x4854_4854
     static let helperKeys = ["result", "confidence", "networks", "ssid", "bssid", "password", "type", "interface", "network",
                              "deadline-ms", "signal-strength", "secure", "did-auto-join", "did-just-join", "is-chosen-helper",
-                             "success", "failure", "ui-required", "high", "low", "none", "evaluate", "filter-scan-list"]
+                             "success", "failure", "ui-required", "high", "low", "none", "evaluate", "filter-scan-list", "reason"]
+    static let registrationKeys = ["DisplayName", "Identifier", "Purpose", "Commands", "builtin.profiles", "evaluate", "maintain",
+                                   "com.example.cafe", "Cafe"]
     static let networkManagerKeys = ["Ssid", "HwAddress", "Strength", "Flags", "WpaFlags", "RsnFlags", "Frequency", "Mode", "LastSeen",
                                      "Interface", "State", "DeviceType", "ActiveAccessPoint", "ActiveConnection", "AccessPoints",
                                      "AddressData", "NameserverData", "Nameservers", "Gateway", "address", "prefix",
@@ -91,8 +105,50 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 precondition(held.claims.allSatisfy { sent.contains($0.ssid) }, "a claim outside the scan list sent got through")
                 precondition(held.claims.allSatisfy { ($0.password?.secret.utf8.count ?? 0) <= WireResponse.maximumPasswordLength })
             }
+            if let reason = (try? WireResponse.decode(v))?.reason {
+                Self.checkSafe(reason, limit: WireResponse.maximumReasonLength, what: "a helper's reason")
+            }
             _ = try? WireCommand.decode(v)
             _ = try? WireNetwork.decode(v)
+        case .registerHelper:
+            var input = FuzzInput(bytes)
+            let uid: UInt32? = input.pick([0, 1000, 65534, nil])
+            // Each option present or not, mostly of its own type (so calls get past the first
+            // refusal and the bounds on what is accepted are checked), sometimes of any type.
+            var options: [String: DBusValue] = [:]
+            for key in ["DisplayName", "Identifier", "Purpose", "Commands"] where input.int(0...3) > 0 {
+                switch input.int(0...7) {
+                case 0:
+                    var values = FuzzValues(input, keys: Self.registrationKeys)
+                    options[key] = values.dictionaryLike()
+                    input = values.input
+                case 1 where key == "Identifier": options[key] = .string(input.pick(["builtin.profiles", "builtin.x", "com.example.cafe"]))
+                case 2 where key == "Commands": options[key] = .strings((0..<input.int(0...4)).map { _ in input.pick(["evaluate", "maintain", "bogus", input.string(max: 12)]) })
+                default: options[key] = .string(input.string(max: input.pick([16, 80, 300])))
+                }
+            }
+            if let r = RegistrationFuzzEntry.accepted(options, uid: uid) {
+                Self.acceptedRegistrations.add(1, ordering: .relaxed)
+                precondition(!r.displayName.isEmpty && r.displayName.count <= RegistrationFuzzEntry.maximumDisplayNameLength, "DisplayName past its bound")
+                precondition(r.identifier.utf8.count <= RegistrationFuzzEntry.maximumIdentifierLength, "Identifier past its bound")
+                precondition(!r.identifier.hasPrefix("builtin."), "a built-in identifier was registered over the bus")
+                precondition(uid == 0 || r.purpose != nil, "a non-root helper registered without a purpose")
+                for text in [r.displayName, r.identifier, r.purpose ?? ""] {
+                    precondition(!text.unicodeScalars.contains(where: UntrustedText.needsEscape), "control characters accepted in RegisterHelper")
+                }
+                precondition((r.purpose?.count ?? 0) <= RegistrationFuzzEntry.maximumPurposeLength, "Purpose past its bound")
+            }
+        case .untrustedText:
+            var input = FuzzInput(bytes)
+            let limit = input.int(0...300)
+            let text = String(decoding: input.rest(), as: UTF8.self)
+            Self.checkSafe(UntrustedText.forLog(text, limit: limit), limit: limit, what: "UntrustedText.forLog")
+        case .htmlForm:
+            let forms = HTMLFormReader.forms(in: bytes)
+            for form in forms {
+                _ = form.isClickThrough
+                for c in form.controls { _ = c.name }
+            }
         case .networkManager:
             var values = FuzzValues(FuzzInput(bytes), keys: Self.networkManagerKeys)
             NetworkManagerFuzzEntry.decode(values.dictionaryLike())
@@ -123,6 +179,15 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 _ = ProbeClassifier.classify(probe, .success(answer), elapsed: .milliseconds(1))
             }
         }
+    }
+
+    /// `text` came out of UntrustedText: one line, nothing that can hide or reorder text, at most
+    /// `limit` characters kept (an escape counts as one) plus the "…(+N more)" note.
+    static func checkSafe(_ text: String, limit: Int, what: String) {
+        precondition(!text.unicodeScalars.contains(where: UntrustedText.needsEscape), "\(what) let a control character through")
+        let kept = text.firstRange(of: "…(+").map { text[..<$0.lowerBound] } ?? text[...]
+        // Each kept character is at most one escape (`\u{10FFFF}` is 10 scalars).
+        precondition(kept.unicodeScalars.count <= limit * 10, "\(what) kept more than \(limit) characters")
     }
 
     /// Removes the scratch files the targets use.
@@ -193,6 +258,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
             let uri = Array("https://capport.lab/api/captive".utf8)
             return [reply([114, UInt8(uri.count)] + uri), reply([])]
+        case .registerHelper, .untrustedText:
+            return [Array("\u{1}\u{5}\u{0}\u{2}Cafe\u{1}Purpose".utf8), [2, 3, 1, 0, 9, 2, 4, 1, 1], Array("Free\u{202E}iFW\nline two\u{1B}[2J".utf8)]
+        case .htmlForm:
+            return [Array("""
+            <html><body><script>document.write('<input name="trap">')</script><!-- <form action="/x"> -->
+            <form action="/login?a=1&amp;b=2" method="post"><input type="hidden" name="token" value="a&lt;b">
+            <input type="checkbox" name="terms" required><input type="checkbox" name="news">
+            <select name="plan"><option>free</option><option selected>day</option></select>
+            <textarea name="note">hi</textarea><input name="off" disabled><button name="go" value="1">Go</button></form>
+            <template><form action="/t"></form></template></body></html>
+            """.utf8)]
         case .probeResponse:
             return [[0, 0, 0, 1, 0] + Array("Success".utf8), [0, 0, 0, 4, 1, 0, 0, 0, 0, 20] + Array("http://portal.example/".utf8)]
         }

@@ -60,7 +60,7 @@ public enum DHCPInform {
             case .noMagicCookie: "no DHCP magic cookie"
             case .malformedOptions(let why): "malformed options: \(why)"
             case .notAnAck(let t): "message type \(t.map(String.init) ?? "missing") is not DHCPACK (5)"
-            case .badURI(let why): "option 114 rejected: \(why)"
+            case .badURI(let why): "the captive-portal URI was rejected: \(why)"
             }
         }
     }

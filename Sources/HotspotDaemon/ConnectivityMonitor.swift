@@ -12,8 +12,9 @@ import NetworkManager
 /// The endpoints, and whether the schedule runs at all, come from the ``ProbePolicy``: without
 /// periodic checks a link is probed when it joins, after a sign-in and when a helper asks.
 /// The RFC 8908 API of a link is its profile's `capport-url`, else the one the network announces
-/// in DHCP option 114 (RFC 8910; asked for with a DHCPINFORM when the link joins, since
-/// NetworkManager does not ask), else `[connectivity] capport-url`.
+/// (RFC 8910) in its IPv6 Router Advertisements (option 37, heard through rtnetlink) or in DHCP
+/// option 114 (asked for with a DHCPINFORM when the link joins, since NetworkManager does not
+/// ask), else `[connectivity] capport-url`.
 actor ConnectivityMonitor {
     let settings: ConnectivitySettings
     private(set) var checker: ConnectivityChecker
@@ -21,6 +22,9 @@ actor ConnectivityMonitor {
     let dnsLookup: @Sendable (String) async -> [String]
     let capportURL: @Sendable (SSID) -> String?
     let dhcpLease: @Sendable (String) async -> DHCPv4Lease?
+    /// The captive-portal option of IPv6 Router Advertisements (RFC 8910 §2.3); nil when the
+    /// daemon could not listen for it.
+    let routerAdvertisements: RouterAdvertisementWatch?
     let log: @Sendable (String) -> Void
     /// Where every check's verdict goes (the engine's connectivity service reads it).
     let reports: AsyncStream<ConnectivityReport>.Continuation?
@@ -42,8 +46,10 @@ actor ConnectivityMonitor {
     init(settings: ConnectivitySettings, policy: ProbePolicy? = nil, dnsLookup: @escaping @Sendable (String) async -> [String],
          capportURL: @escaping @Sendable (SSID) -> String?,
          dhcpLease: @escaping @Sendable (String) async -> DHCPv4Lease? = { _ in nil },
+         routerAdvertisements: RouterAdvertisementWatch? = nil,
          log: @escaping @Sendable (String) -> Void = { _ in }, reports: AsyncStream<ConnectivityReport>.Continuation? = nil) {
         self.reports = reports
+        self.routerAdvertisements = routerAdvertisements
         self.settings = settings
         let policy = policy ?? ProbePolicy.decide(configured: settings.probes, networkManager: nil)
         self.policy = policy
@@ -84,7 +90,7 @@ actor ConnectivityMonitor {
     /// The link joined `ssid`: check it now and keep checking.
     func joined(_ interface: String, ssid: SSID) {
         if let link = links[interface], link.ssid == ssid { return }
-        left(interface)
+        stopChecking(interface)
         let fromProfile = capportURL(ssid)
         let api = fromProfile ?? settings.capportURL
         let schedule = ConnectivitySchedule(configuration: .init(interval: settings.interval))
@@ -105,6 +111,8 @@ actor ConnectivityMonitor {
     /// the server identifier, else broadcast) for option 114 and, with an https URI, uses it as
     /// the link's RFC 8908 API. Every outcome is logged once; the link keeps its API otherwise.
     private func discoverCaptivePortalAPI(_ interface: String, ssid: SSID) async {
+        // The RA usually arrives while NetworkManager is still activating: it is known already.
+        if heardFromRouterAdvertisement(interface) { return }
         guard let lease = await dhcpLease(interface) else {
             log("\(interface): no DHCPv4 lease reported by NetworkManager; not asking for the RFC 8910 captive-portal URI")
             return
@@ -117,12 +125,35 @@ actor ConnectivityMonitor {
         case .success(.api(let url)):
             log("\(interface): RFC 8910: DHCP option 114 names the RFC 8908 API \(UntrustedText.forLog(url))")
             links[interface]?.capport = apiClient(url)
+            return
         case .success(.unrestricted):
             log("\(interface): RFC 8910: DHCP option 114 says there is no captive portal (\(DHCPInform.unrestricted))")
+            return
         case .success(.none):
             log("\(interface): RFC 8910: the DHCP server's answer has no captive-portal URI (option 114)")
         case .failure(let e):
             log("\(interface): RFC 8910: no captive-portal URI from DHCP: \(UntrustedText.forLog(e.description))")
+        }
+        // An RA may have come while DHCP was asked.
+        _ = heardFromRouterAdvertisement(interface)
+    }
+
+    /// Uses the captive-portal option the link's Router Advertisements carried, if one was heard;
+    /// true when it settled the question (an API, or "unrestricted").
+    private func heardFromRouterAdvertisement(_ interface: String) -> Bool {
+        switch routerAdvertisements?.captivePortal(interface: interface) {
+        case .success(.api(let url)):
+            log("\(interface): RFC 8910: the IPv6 Router Advertisement names the RFC 8908 API \(UntrustedText.forLog(url))")
+            links[interface]?.capport = apiClient(url)
+            return true
+        case .success(.unrestricted):
+            log("\(interface): RFC 8910: the IPv6 Router Advertisement says there is no captive portal (\(DHCPInform.unrestricted))")
+            return true
+        case .failure(let problem):
+            log("\(interface): RFC 8910: the IPv6 Router Advertisement's captive-portal option was not used: \(UntrustedText.forLog(problem.description))")
+            return false
+        case .success(.none), nil:
+            return false
         }
     }
 
@@ -134,6 +165,12 @@ actor ConnectivityMonitor {
 
     /// The link left its network: stop checking it.
     func left(_ interface: String) {
+        // What its Router Advertisements said belonged to that network; the next one announces its own.
+        routerAdvertisements?.forget(interface: interface)
+        stopChecking(interface)
+    }
+
+    private func stopChecking(_ interface: String) {
         guard let link = links.removeValue(forKey: interface) else { return }
         link.loop?.cancel()
         link.discovery?.cancel()

@@ -102,6 +102,11 @@ public enum Daemon {
         }
         let index = profiles.index
         let policy = ProbePolicy.decide(configured: settings.probes, networkManager: await client.connectivityCheckSettings())
+        let routerAdvertisements: RouterAdvertisementWatch?
+        do { routerAdvertisements = try RouterAdvertisementWatch() } catch {
+            log.warning("RFC 8910: not listening for the captive-portal option of IPv6 Router Advertisements: \(error)")
+            routerAdvertisements = nil
+        }
         let monitor = ConnectivityMonitor(settings: settings, policy: policy, dnsLookup: { name in
             await actions.dnsServers(interface: name)
         }, capportURL: { ssid in
@@ -109,7 +114,7 @@ public enum Daemon {
             return nil
         }, dhcpLease: { name in
             await actions.dhcpv4Lease(interface: name)
-        }, log: { log.info("\($0)") }, reports: reports)
+        }, routerAdvertisements: routerAdvertisements, log: { log.info("\($0)") }, reports: reports)
         log.info("connectivity: \(policy.explanation)\(settings.bindInterface ? ", bound to each Wi-Fi interface" : ", on the default route (bind-interface=false)")\(settings.capportURL.map { ", RFC 8908 API \($0)" } ?? "")")
         return monitor
     }

@@ -87,3 +87,16 @@ struct HelperRegistrationRequest: Sendable {
         }
     }
 }
+
+/// RegisterHelper's option checks for the fuzz driver (`register-helper` target).
+@_spi(Fuzzing) public enum RegistrationFuzzEntry {
+    /// What a call with `options` from `uid` would register (display name, identifier, purpose),
+    /// or nil when it is refused.
+    public static func accepted(_ options: [String: DBusValue], uid: UInt32?) -> (displayName: String, identifier: String, purpose: String?)? {
+        guard let r = try? HelperRegistrationRequest(options: options, uid: uid) else { return nil }
+        return (r.displayName, r.identifier.rawValue, r.purpose)
+    }
+    public static let maximumDisplayNameLength = HelperRegistrationRequest.maximumDisplayNameLength
+    public static let maximumPurposeLength = HelperRegistrationRequest.maximumPurposeLength
+    public static let maximumIdentifierLength = HelperRegistrationRequest.maximumIdentifierLength
+}

@@ -25,6 +25,16 @@ import Testing
         if target == .profile { FuzzTarget.cleanUp() }
     }
 
+    /// The register-helper target is only worth its time if some fuzzed calls are accepted, so
+    /// that the bounds on what is accepted are checked.
+    @Test func registerHelperTargetReachesAcceptedRegistrations() {
+        let before = FuzzTarget.acceptedRegistrations.load(ordering: .relaxed)
+        var mutator = Mutator(seed: 0x5EED)
+        let seeds = FuzzTarget.registerHelper.seeds
+        for _ in 0..<20_000 { FuzzTarget.registerHelper.run(mutator.mutate(seeds[mutator.below(seeds.count)], other: seeds[mutator.below(seeds.count)])) }
+        #expect(FuzzTarget.acceptedRegistrations.load(ordering: .relaxed) > before)
+    }
+
     @Test func theMutatorIsDeterministicForASeed() {
         var a = Mutator(seed: 7), b = Mutator(seed: 7)
         let input = Array("[daemon]\nstate-dir=/x\n".utf8)
