@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import DBus
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Actions on NetworkManager. They address the well-known name (whoever owns it now) and do
 /// not touch the event model, so they may run while events are being produced.
@@ -85,9 +88,31 @@ extension NetworkManagerClient {
         return Self.ipv4Configuration(props)
     }
 
-    /// The device's IPv4 DNS servers (empty when it has no IPv4 configuration).
+    /// The device's DNS servers: IPv4 ones first, then IPv6 ones, so an IPv6-only link still
+    /// resolves on the link (empty when it has no IP configuration).
     public nonisolated func dnsServers(device: ObjectPath) async throws -> [String] {
-        try await ipv4Configuration(device: device)?.nameservers ?? []
+        let reply = try await nmCall(device, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.device.rawValue)])
+        let properties = reply.first?.varDict ?? [:]
+        var servers: [String] = []
+        if let v4 = properties["Ip4Config"]?.nonRootPath {
+            let all = try await nmCall(v4, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.ip4Config.rawValue)])
+            servers += Self.ipv4Configuration(all.first?.varDict ?? [:]).nameservers
+        }
+        if let v6 = properties["Ip6Config"]?.nonRootPath {
+            let all = try await nmCall(v6, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.ip6Config.rawValue)])
+            servers += Self.ipv6Nameservers(all.first?.varDict ?? [:])
+        }
+        return servers
+    }
+
+    /// IP6Config's `Nameservers` (aay, 16 bytes each) as text. Link-local servers are left out:
+    /// they need a scope (`%wlan0`) that c-ares 1.18 (Debian 12) does not take in a server list.
+    static func ipv6Nameservers(_ p: [String: DBusValue]) -> [String] {
+        (p["Nameservers"]?.arrayItems ?? []).compactMap { item -> String? in
+            guard let bytes = item.byteArray, bytes.count == 16, !(bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80) else { return nil }
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            return inet_ntop(AF_INET6, bytes, &text, socklen_t(text.count)) == nil ? nil : String(cString: text)
+        }
     }
 
     /// The device's first IPv4 address, if any.

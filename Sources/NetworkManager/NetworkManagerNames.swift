@@ -24,6 +24,7 @@ public enum NetworkManagerNames {
     public static let settings: InterfaceName = "org.freedesktop.NetworkManager.Settings"
     public static let settingsConnection: InterfaceName = "org.freedesktop.NetworkManager.Settings.Connection"
     public static let ip4Config: InterfaceName = "org.freedesktop.NetworkManager.IP4Config"
+    public static let ip6Config: InterfaceName = "org.freedesktop.NetworkManager.IP6Config"
     public static let agentManager: InterfaceName = "org.freedesktop.NetworkManager.AgentManager"
     public static let secretAgent: InterfaceName = "org.freedesktop.NetworkManager.SecretAgent"
 

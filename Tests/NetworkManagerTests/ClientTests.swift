@@ -265,6 +265,21 @@ struct ClientTests {
         ])
         try await nm.addProperty(wlan, interface: "org.freedesktop.NetworkManager.Device", "Ip4Config", .objectPath(try ObjectPath(configPath)))
         #expect(try await client.dnsServers(device: wlan) == ["192.168.7.1", "9.9.9.9"])
+
+        // IPv6 servers follow (an IPv6-only link still resolves on the link); link-local ones are left out.
+        let v6Path = "/org/freedesktop/NetworkManager/IP6Config/1"
+        func v6(_ bytes: [UInt8]) -> DBusValue { .bytes(bytes) }
+        try await nm.nm("AddObject", [
+            .string(v6Path), .string("org.freedesktop.NetworkManager.IP6Config"),
+            .varDict(["Nameservers": .array(element: .array(.byte), [
+                v6([0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x53]),
+                v6([0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]),
+                v6([0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x35]),
+            ])]),
+            .array(element: .structure([.string, .string, .string, .string]), []),
+        ])
+        try await nm.addProperty(wlan, interface: "org.freedesktop.NetworkManager.Device", "Ip6Config", .objectPath(try ObjectPath(v6Path)))
+        #expect(try await client.dnsServers(device: wlan) == ["192.168.7.1", "9.9.9.9", "fd00::53", "2001:db8::35"])
         #expect(try await client.ipv4Address(device: wlan) == IPv4Address(address: "192.168.7.23", prefix: 24))
         #expect(try await client.ipv4Configuration(device: wlan)?.gateway == "192.168.7.1")
 
