@@ -107,7 +107,10 @@ let package = Package(
         // Each program is a library (its command and the code only it uses) and a one-line
         // executable; the multi-call binary links all three, so the Swift runtime ships once.
         // ProgramSupport: the ServiceGroup every program runs in, and writing to stderr.
+        // CExecutor: the threads behind ProgramSupport's global executor (no idle wake-ups).
+        .target(name: "CExecutor"),
         .target(name: "ProgramSupport", dependencies: [
+            "CExecutor",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -122,9 +125,9 @@ let package = Package(
             "HotspotDaemon", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
-        .executableTarget(name: "hotspotctl", dependencies: ["HotspotCtlCommand"], swiftSettings: strict),
-        .executableTarget(name: "hotspot-helper-agent", dependencies: ["HotspotAgentCommand"], swiftSettings: strict),
-        .executableTarget(name: "hotspot-helperd", dependencies: ["HotspotDaemonCommand"], swiftSettings: strict),
+        .executableTarget(name: "hotspotctl", dependencies: ["HotspotCtlCommand", "ProgramSupport"], swiftSettings: strict),
+        .executableTarget(name: "hotspot-helper-agent", dependencies: ["HotspotAgentCommand", "ProgramSupport"], swiftSettings: strict),
+        .executableTarget(name: "hotspot-helperd", dependencies: ["HotspotDaemonCommand", "ProgramSupport"], swiftSettings: strict),
         .executableTarget(name: "hotspot-helper", dependencies: ["HotspotCtlCommand", "HotspotAgentCommand", "HotspotDaemonCommand", "ProgramSupport"],
                           swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: [

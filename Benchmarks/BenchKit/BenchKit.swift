@@ -63,6 +63,12 @@ public func percentile(_ values: [Double], _ p: Double) -> Double {
 /// What the kernel says about a running process.
 public struct ProcessSample: Sendable, CustomStringConvertible {
     public var rssKiB: Int
+    /// The anonymous part of RSS (heap, stacks, relocated data): what only this process holds
+    /// and the kernel cannot drop without swap.
+    public var anonymousKiB = 0
+    /// The file-backed part (the binary's and libraries' pages): clean, shared with the page
+    /// cache, dropped and read again under memory pressure.
+    public var fileKiB = 0
     public var fds: Int
     public var threads: Int
     /// User plus system CPU time so far.
@@ -78,6 +84,8 @@ public struct ProcessSample: Sendable, CustomStringConvertible {
             for line in text.split(separator: "\n") {
                 let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
                 if line.hasPrefix("VmRSS:"), parts.count > 1 { rssKiB = Int(parts[1]) ?? 0 }
+                if line.hasPrefix("RssAnon:"), parts.count > 1 { anonymousKiB = Int(parts[1]) ?? 0 }
+                if line.hasPrefix("RssFile:"), parts.count > 1 { fileKiB = Int(parts[1]) ?? 0 }
                 if line.hasPrefix("Threads:"), parts.count > 1 { threads = Int(parts[1]) ?? 0 }
             }
         }

@@ -21,6 +21,7 @@ func run(_ name: Substring, _ arguments: [String]) async -> Bool {
     return true
 }
 
+GlobalExecutor.install()  // before any task: no libdispatch pool, no idle wake-ups (issue 12)
 let argv = CommandLine.arguments
 let invokedAs = argv.first?.split(separator: "/").last ?? ""
 if await run(invokedAs, Array(argv.dropFirst())) { exit(0) }
