@@ -26,12 +26,18 @@ public enum GlobalExecutor {
 
     /// Makes this the global executor. Call first thing in main, before any task starts; only
     /// the first call has an effect. When its threads cannot be made, the platform's executor
-    /// stays (and says so on stderr).
+    /// stays (and says so on stderr); so it does when the environment names
+    /// ``platformExecutorVariable`` (to compare, or to rule the pool out when chasing a problem).
     public static func install() {
         _ = installed
     }
 
+    /// Set (to anything) in the environment, the programs keep libdispatch's pool.
+    public static let platformExecutorVariable = "HOTSPOT_HELPER_PLATFORM_EXECUTOR"
+
+
     private static let installed: Bool = {
+        guard getenv(platformExecutorVariable) == nil else { return false }
         let rc = hh_executor_start(Int32(workerCount)) { raw in
             unsafeBitCast(raw, to: UnownedJob.self).runSynchronously(on: PoolExecutor.shared.asUnownedTaskExecutor())
         }

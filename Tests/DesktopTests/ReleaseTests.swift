@@ -103,6 +103,55 @@ extension DesktopTests {
             #expect(lines.contains { $0.hasPrefix("<6>shutting down: SIGTERM") }, "\(lines)")
             #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(lines)")
         }
+        /// An idle daemon (NetworkManager with one Wi-Fi device, nothing joined, the shipped
+        /// defaults) is not woken: no timer ticks without work (issue 12). With libdispatch's pool
+        /// as the global executor its monitor woke the process every second; the programs' own
+        /// executor waits without a timeout. Counted over every thread's context switches in a
+        /// quiet window, allowing one stray (an unrelated bus message).
+        @Test func releaseDaemonIsNotWokenWhileIdle() async throws {
+            // The control: with libdispatch's pool (HOTSPOT_HELPER_PLATFORM_EXECUTOR) the same
+            // daemon is woken every second, so the count below can see a tick.
+            let platform = try await Self.idleSwitches(environment: ["HOTSPOT_HELPER_PLATFORM_EXECUTOR": "1"])
+            #expect(platform.woke >= 3, "libdispatch's pool ticks once a second: \(platform.woke) switches in 5 s")
+            let own = try await Self.idleSwitches(environment: [:])
+            #expect(own.woke <= 1, "the idle daemon's threads switched \(own.woke) times in 5 s\n\(own.log.suffix(3000))")
+        }
+
+        /// Starts the release daemon against a NetworkManager with one Wi-Fi device and one
+        /// network in range, waits for it to settle, and counts its threads' context switches
+        /// over 5 quiet seconds.
+        static func idleSwitches(environment: [String: String]) async throws -> (woke: Int, log: String) {
+            let bus = try await PrivateBus()
+            let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+            defer { nm.stop() }
+            let c = try bus.connect()
+            _ = try await nm.setUpWiFi(c, accessPoints: [MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01")])
+            let dir = try DesktopTests.InstallTests.temporaryDirectory("hotspot-release-idle")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let config = dir.appendingPathComponent("hotspot-helperd.conf")
+            try "[daemon]\nstate-dir=\(dir.path)/state\nprofiles-dir=\(dir.path)/profiles\n".write(to: config, atomically: false, encoding: .utf8)
+            let daemon = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.daemon), ["--config", config.path, "--log-level", "debug"],
+                                                   environment: bus.environment.merging(environment) { $1 })
+            defer { daemon.stop() }
+            try await bus.waitForName(HotspotContract.busName.rawValue)
+            // Start-up settles: wlan0 published, its scan list filtered, start-up threads gone.
+            #expect(await daemon.waitForOutput(containing: "scan list of 1 network", timeout: .seconds(20)), "\(daemon.output)")
+            try await Task.sleep(for: .seconds(2))
+            func switches() -> [String: Int] {
+                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task")) ?? []
+                return Dictionary(uniqueKeysWithValues: tasks.map { t in
+                    let status = (try? String(contentsOfFile: "/proc/\(daemon.pid)/task/\(t)/status", encoding: .utf8)) ?? ""
+                    return (t, status.split(separator: "\n").filter { $0.contains("ctxt_switches") }
+                        .compactMap { Int($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }.reduce(0, +))
+                })
+            }
+            let before = switches()
+            try await Task.sleep(for: .seconds(5))
+            let after = switches()
+            let woke = after.reduce(0) { $0 + max(0, $1.value - (before[$1.key] ?? $1.value)) }
+            return (woke, daemon.output)
+        }
+
         /// ICU's data (`icudt…`, about 30 MB) comes with full Foundation; the shipped binary links
         /// FoundationEssentials only (issue 12). Libraries the system provides (libxml2 links
         /// Debian's libicu) are not in the binary and not counted.
