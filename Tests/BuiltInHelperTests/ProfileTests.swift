@@ -2,16 +2,18 @@
 import BuiltInHelpers
 import Foundation
 import HotspotCore
+import HotspotTesting
 import Testing
 
 /// A temporary profiles directory.
 struct ProfilesDirectory {
-    let url: URL
+    /// Removed when the last copy of this value goes away (or at `remove()`).
+    let scratch: ScratchDirectory
+    var url: URL { scratch.url }
     var path: String { url.path }
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("profiles-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("profiles")
     }
 
     @discardableResult

@@ -2,16 +2,17 @@
 import Foundation
 import HotspotCore
 @testable import HotspotDaemon
+import HotspotTesting
 import Testing
 
 /// Issue 14 items 3 and 4: links planted in the state directory, files that are not regular, a
 /// state file from a newer version, and configuration lines that would be copied into the log.
 @Suite struct HostileFileTests {
-    let root: String
+    let scratch: ScratchDirectory
+    var root: String { scratch.path }
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory("hostile")
     }
 
     func write(_ text: String, to path: String) throws {

@@ -21,15 +21,16 @@ extension DesktopTests {
             let client: Connection
             let opened: URL
             let browser: URL
+            /// Holds `opened` and `browser`; removed with the session.
+            let scratch: ScratchDirectory
 
             init() async throws {
                 bus = try await PrivateBus()
                 notifications = try await bus.startMock(template: "notification_daemon", waitFor: "org.freedesktop.Notifications")
                 client = try bus.connect()
-                let dir = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)")
-                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-                opened = dir.appendingPathComponent("opened")
-                browser = dir.appendingPathComponent("browser")
+                scratch = try ScratchDirectory("agent")
+                opened = scratch.appendingPathComponent("opened")
+                browser = scratch.appendingPathComponent("browser")
                 try "#!/bin/sh\necho \"$1\" >> '\(opened.path)'\n".write(to: browser, atomically: false, encoding: .utf8)
                 try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser.path)
             }
