@@ -14,8 +14,9 @@ public protocol PortalEnvironment: Sendable {
     func verdict(for interface: String, fresh: Bool) async -> ProbeVerdict
     /// Whether credentials may be posted to plain-http portals (the simulator; off in production).
     var allowPlainHTTPLogin: Bool { get }
-    /// The URL the WISPr client starts from (an HTTP probe that is redirected by a gateway).
-    var wisprProbeURL: String { get }
+    /// The URL the WISPr client starts from (an HTTP probe that is redirected by a gateway), from
+    /// the probes in use now (they follow NetworkManager's connectivity setting).
+    var wisprProbeURL: String { get async }
     /// The RFC 8908 API `interface` is checked with, if any: a profile's `capport-url`, the one
     /// the network announced in DHCP option 114 (RFC 8910), or the configured one.
     func captivePortalAPI(for interface: String) async -> String?

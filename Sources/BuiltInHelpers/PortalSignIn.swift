@@ -124,7 +124,9 @@ public struct PortalSignIn: Sendable {
         var config = WISPrClient.Configuration(allowPlainHTTPLogin: environment.allowPlainHTTPLogin, loginHosts: loginHosts)
         config.transfer = await environment.transferOptions(for: interface)
         let client = WISPrClient(configuration: config, transport: environment.transport)
-        let probe = verdict.results.first { $0.wispr != nil }?.probe.url ?? environment.wisprProbeURL
+        let answered = verdict.results.first { $0.wispr != nil }?.probe.url
+        let probe: String
+        if let answered { probe = answered } else { probe = await environment.wisprProbeURL }
         let result = await client.login(probeURL: probe, credentials: credentials, interface: config.transfer.interface,
                                         dnsServers: config.transfer.dnsServers)
         switch result.outcome {

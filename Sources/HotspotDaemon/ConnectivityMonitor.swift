@@ -261,8 +261,6 @@ struct ConnectivityReport: Sendable {
 struct DaemonPortalEnvironment: PortalEnvironment {
     let monitor: ConnectivityMonitor
     let settings: ConnectivitySettings
-    /// The probes chosen at start (``ProbePolicy``).
-    let probes: [ConnectivityProbe]
 
     func transferOptions(for interface: String) async -> TransferOptions {
         var o = TransferOptions(timeout: .seconds(10), connectTimeout: .seconds(3))
@@ -282,7 +280,13 @@ struct DaemonPortalEnvironment: PortalEnvironment {
         await monitor.captivePortalAPI(interface)
     }
 
+    /// The first plain-http probe of the policy in force now (a gateway redirects only http),
+    /// else its first probe: never an endpoint the policy does not name (it follows NetworkManager's
+    /// connectivity setting, which may change after start).
     var wisprProbeURL: String {
-        probes.first { !$0.isHTTPS }?.url ?? "http://connectivitycheck.gstatic.com/generate_204"
+        get async {
+            let probes = await monitor.policy.probes
+            return probes.first { !$0.isHTTPS }?.url ?? probes.first?.url ?? ConnectivityProbe.defaultSet[0].url
+        }
     }
 }

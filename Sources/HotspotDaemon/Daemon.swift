@@ -123,7 +123,7 @@ public enum Daemon {
     /// bus, without the bus. Problems are logged; the daemon runs on.
     static func registerBuiltIns(_ configuration: DaemonConfiguration, profiles: ProfileSet, monitor: ConnectivityMonitor,
                                  engine: Engine, log: Logger) async {
-        let environment = DaemonPortalEnvironment(monitor: monitor, settings: configuration.connectivity, probes: await monitor.policy.probes)
+        let environment = DaemonPortalEnvironment(monitor: monitor, settings: configuration.connectivity)
         let helperLog: @Sendable (String) -> Void = { log.info("\(UntrustedText.forLog($0, limit: 400))") }
         for name in configuration.builtinHelpers {
             let helper: InProcessHelper

@@ -45,3 +45,20 @@ struct FreshVerdictTests {
         await sim.stop()
     }
 }
+
+/// The WISPr client's starting probe follows the probe policy in force, not the one at start:
+/// NetworkManager's connectivity URI may be set (or changed) while the daemon runs, and the
+/// sign-in must then start from that endpoint, not from the built-in set's third party.
+struct WISPrProbeFollowsThePolicyTests {
+    @Test func theWISPrProbeURLFollowsNetworkManagersConnectivityURI() async throws {
+        var settings = ConnectivitySettings()
+        settings.bindInterface = false
+        let monitor = ConnectivityMonitor(settings: settings, dnsLookup: { _ in [] }, capportURL: { _ in nil })
+        let environment = DaemonPortalEnvironment(monitor: monitor, settings: settings)
+        #expect(await environment.wisprProbeURL == ConnectivityProbe.defaultSet.first { !$0.isHTTPS }?.url)
+        _ = await monitor.follow(networkManager: ProbePolicy.NetworkManagerCheck(enabled: true, uri: "http://nm-check.example/check"))
+        #expect(await environment.wisprProbeURL == "http://nm-check.example/check")
+        _ = await monitor.follow(networkManager: ProbePolicy.NetworkManagerCheck(enabled: false, uri: "https://nm-check.example/secure"))
+        #expect(await environment.wisprProbeURL == "https://nm-check.example/secure", "no http probe: the policy's own, not a third party's")
+    }
+}
