@@ -12,21 +12,16 @@ import Testing
 /// answering every name with 127.0.0.1, a profiles directory, and the daemon configured with probes
 /// at the simulator (so nothing leaves loopback), `bind-interface=false`, plain-http logins allowed.
 /// Optionally TLS in front of the simulator (socat, a test CA) for RFC 8908.
-struct PortalScenario {
-    static let nmPath = "/org/freedesktop/NetworkManager"
-    let bus: PrivateBus
-    let nm: DBusMock
-    let client: Connection
-    let device: String
-    let daemon: DaemonProcess
+struct PortalScenario: DaemonScenarioParts {
+    static let nmPath = DaemonScenario.nmPath
+    let core: DaemonScenario
     let sim: PortalSimulator
     let simPort: UInt16
     let dns: SimulatorDNS
     let profiles: ProfilesDirectory
     let tls: TLSFront?
-    /// Wakes ``waitFor(state:connectivity:timeout:)`` and ``waitForDisconnect()`` on every signal
-    /// of the daemon and of the mock.
-    let waiter: BusWaiter
+    /// Sign-ins over loopback on a busy machine: waits may take longer than the default.
+    var patience: Duration { .seconds(20) }
 
     typealias AP = MockAccessPoint
 
@@ -71,11 +66,6 @@ struct PortalScenario {
         if !profile.isEmpty {
             try profiles.write("test.conf", profile.replacingOccurrences(of: "{TLS}", with: "\(tls?.port ?? 0)"))
         }
-        let bus = try await PrivateBus()
-        let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
-        let client = try bus.connect()
-        try await beforeDaemon(nm, client, port)
-        let device = try await nm.setUpWiFi(client, accessPoints: accessPoints)
         var c = ["probes": probeSet?(port) ?? probes(port: port), "dns-servers": "127.0.0.1:\(dns.port)", "bind-interface": "false",
                  "allow-plain-http-login": "true", "probe-timeout": "3", "interval": "30"]
         if let tls { c["ca-file"] = tls.caFile }
@@ -83,13 +73,10 @@ struct PortalScenario {
         c = c.filter { !$0.value.isEmpty }  // "" leaves the key out
         var s = ["command-timeout": "10", "filter-interval": "0.2", "maintain-interval": "300", "profiles-dir": profiles.path]
         for (k, v) in settings { s[k] = v }
-        let daemon = try await DaemonProcess.start(on: bus, settings: s, connectivity: c)
-        let waiter = try await BusWaiter.daemonAndNetworkManager(client)
-        let scenario = PortalScenario(bus: bus, nm: nm, client: client, device: device, daemon: daemon, sim: sim, simPort: port, dns: dns,
-                                      profiles: profiles, tls: tls, waiter: waiter)
-        try await scenario.waitUntil("the daemon publishes wlan0") {
-            try await scenario.managerProperty("Interfaces")?.objectPaths?.contains(scenario.interfacePath) == true
+        let core = try await DaemonScenario(accessPoints: accessPoints, settings: s, connectivity: c) { nm, client in
+            try await beforeDaemon(nm, client, port)
         }
+        let scenario = PortalScenario(core: core, sim: sim, simPort: port, dns: dns, profiles: profiles, tls: tls)
         return scenario
     }
 
@@ -102,29 +89,6 @@ struct PortalScenario {
         nm.stop()
         bus.stop()
     }
-
-    var interfacePath: ObjectPath { HotspotContract.interfacePath(1) }
-
-    func mock(_ member: String, _ body: [DBusValue]) async throws -> [DBusValue] {
-        try await nm.mockCall(client, path: Self.nmPath, member, body)
-    }
-
-    /// Joins `ssid` through access point `accessPoint` (a saved profile is created).
-    func join(_ ssid: String, accessPoint: String = "ap1") async throws {
-        try await nm.joinWiFi(client, device: device, ssid: ssid, accessPoint: accessPoint)
-    }
-
-    func property(_ name: String) async throws -> DBusValue? {
-        try await client.call(destination: HotspotContract.busName, path: interfacePath, interface: "org.freedesktop.DBus.Properties",
-                              member: "Get", body: [.string(HotspotContract.interfaceInterface.rawValue), .string(name)]).first?.unwrapped
-    }
-
-    func managerProperty(_ name: String) async throws -> DBusValue? {
-        try await client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
-                              member: "Get", body: [.string(HotspotContract.managerInterface.rawValue), .string(name)]).first?.unwrapped
-    }
-
-    func string(_ name: String) async throws -> String { try await property(name)?.string ?? "" }
 
     /// What a failed wait shows: the simulator's events and the daemon's log.
     var diagnostics: String {
@@ -142,27 +106,8 @@ struct PortalScenario {
         throw TestKitError.timeout("\(what): not within \(timeout)\n\(diagnostics)")
     }
 
-    /// Waits until `State` (and `Connectivity`) read as given, woken by PropertiesChanged.
-    func waitFor(state: String, connectivity: String? = nil, timeout: Duration = .seconds(20)) async throws {
-        try await waiter.until("State \(state)\(connectivity.map { ", Connectivity \($0)" } ?? "")", timeout: timeout, context: { diagnostics }) {
-            let s = try await string("State")
-            let c = try await string("Connectivity")
-            return s == state && (connectivity == nil || c == connectivity)
-        }
-    }
-
-    /// Waits until NetworkManager was asked to disconnect the device (the mock's MethodCalled).
-    func waitForDisconnect(timeout: Duration = .seconds(20)) async throws {
-        try await waiter.until("the daemon disconnects", timeout: timeout, context: { diagnostics }) { try await disconnected() }
-    }
-
     /// The kinds of what clients did at the simulator.
     var events: [String] { sim.events().map(\.kind) }
-
-    /// Whether NetworkManager was asked to disconnect the device.
-    func disconnected() async throws -> Bool {
-        try await nm.calls(client, path: device).contains { $0.method == "Disconnect" }
-    }
 
     func checkConnectivity() async throws -> [String: DBusValue] {
         try await client.call(destination: HotspotContract.busName, path: interfacePath, interface: HotspotContract.interfaceInterface,

@@ -171,7 +171,7 @@ struct FaultInjectionTests {
         // A new NetworkManager: the interface comes back and a join works.
         script.plan.withLock { $0.silent = [] }
         let nm2 = try await s.bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
-        let device = try await Scenario.setUpNetworkManager(nm2, s.client, Scenario.defaultAPs)
+        let device = try await nm2.setUpWiFi(s.client, accessPoints: Scenario.defaultAPs)
         try await s.waitForInterface()
         #expect(try await s.state() == "inactive")
         let conn = try await nm2.mockCall(s.client, path: Scenario.nmPath, "AddWiFiConnection", [.string(device), "cityfree", "CityFree", ""]).first?.string ?? ""

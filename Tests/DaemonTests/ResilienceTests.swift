@@ -89,7 +89,7 @@ struct ResilienceTests {
         #expect(gone, "the interface outlived NetworkManager")
         // …and comes back with a new NetworkManager.
         let nm2 = try await s.bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
-        let device = try await Scenario.setUpNetworkManager(nm2, s.client, Scenario.defaultAPs)
+        let device = try await nm2.setUpWiFi(s.client, accessPoints: Scenario.defaultAPs)
         try await s.waitForInterface()
         let conn = try await nm2.mockCall(s.client, path: Scenario.nmPath, "AddWiFiConnection", [.string(device), "library", "Library", ""]).first?.string ?? ""
         _ = try await nm2.mockCall(s.client, path: Scenario.nmPath, "AddActiveConnection",

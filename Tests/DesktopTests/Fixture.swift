@@ -8,49 +8,22 @@ import HotspotProtocol
 import Synchronization
 import Testing
 
-/// A private bus with python-dbusmock's NetworkManager (one Wi-Fi device, three access points),
-/// the daemon as a subprocess, and helpers in this process answering as scripted; the pattern
-/// of Tests/DaemonTests/Scenario.swift, for driving hotspotctl and the agent.
-struct Desktop {
-    static let nmPath = "/org/freedesktop/NetworkManager"
-    let bus: PrivateBus
-    let nm: DBusMock
-    let daemon: DaemonProcess
-    let client: Connection
-    let device: String
+/// ``DaemonScenario`` (a private bus, python-dbusmock's NetworkManager with one Wi-Fi device and
+/// three access points, the daemon as a subprocess) and helpers in this process answering as
+/// scripted, for driving hotspotctl and the agent. Waits come from ``DaemonScenarioParts``:
+/// woken by the daemon's signals, not polled.
+struct Desktop: DaemonScenarioParts {
+    static let nmPath = DaemonScenario.nmPath
+    let core: DaemonScenario
     let helpers = Kept<HotspotHelper>()
+    var patience: Duration { .seconds(20) }
 
     init() async throws {
-        bus = try await PrivateBus()
-        nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
-        client = try bus.connect()
-        let device = try await nm.setUpWiFi(client, accessPoints: [
+        core = try await DaemonScenario(accessPoints: [
             MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01"),
             MockAccessPoint(name: "ap2", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:02", secure: true),
             MockAccessPoint(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03"),
-        ])
-        self.device = device
-        daemon = try await DaemonProcess.start(on: bus, settings: ["command-timeout": "2", "filter-interval": "0.2", "maintain-interval": "300"])
-        try await waitUntil("the daemon publishes wlan0") {
-            let paths = try await client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
-                                              interface: "org.freedesktop.DBus.Properties", member: "Get",
-                                              body: [.string(HotspotContract.managerInterface.rawValue), "Interfaces"]).first?.unwrapped.objectPaths ?? []
-            return paths.contains(HotspotContract.interfacePath(1))
-        }
-    }
-
-    /// Joins `ssid` through access point `ap` (a saved profile is created).
-    func join(_ ssid: String, accessPoint ap: String) async throws {
-        try await nm.joinWiFi(client, device: device, ssid: ssid, accessPoint: ap)
-    }
-
-    func state() async throws -> String {
-        try await client.call(destination: HotspotContract.busName, path: HotspotContract.interfacePath(1), interface: "org.freedesktop.DBus.Properties",
-                              member: "Get", body: [.string(HotspotContract.interfaceInterface.rawValue), "State"]).first?.unwrapped.string ?? ""
-    }
-
-    func waitFor(_ wanted: String) async throws {
-        try await waitUntil("State becomes \(wanted)\n--- daemon log ---\n\(daemon.log.suffix(3000))") { try await state() == wanted }
+        ], settings: ["command-timeout": "2", "filter-interval": "0.2", "maintain-interval": "300"])
     }
 
     /// Registers an in-process helper: `confidence` to evaluate, `results` per command, claims

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+import DBus
+import Foundation
+import HotspotProtocol
+
+/// What every end-to-end scenario is made of (issue 13: one scenario type): a private bus,
+/// python-dbusmock's NetworkManager with one Wi-Fi device and its access points, the daemon as a
+/// subprocess, a client connection, and a ``BusWaiter`` woken by the daemon's and the mock's
+/// signals. Suites add what they need beside it (helpers in this process, a portal simulator)
+/// and get its operations through ``DaemonScenarioParts``.
+public struct DaemonScenario: Sendable, DaemonScenarioParts {
+    public static let nmPath = "/org/freedesktop/NetworkManager"
+    public let bus: PrivateBus
+    public let nm: DBusMock
+    public let client: Connection
+    /// The Wi-Fi device's object path.
+    public let device: String
+    public let daemon: DaemonProcess
+    public let waiter: BusWaiter
+
+    public var core: DaemonScenario { self }
+
+    /// Starts the bus (or uses `existing`), NetworkManager with `accessPoints`, runs
+    /// `beforeDaemon` (e.g. to add what the template lacks), starts the daemon with `settings`
+    /// (`[daemon]` keys) and `connectivity` (`[connectivity]` keys; nil turns checks and the
+    /// built-in helpers off), and waits until it publishes wlan0.
+    public init(accessPoints: [MockAccessPoint], settings: [String: String] = [:], connectivity: [String: String]? = nil,
+                stateDirectory: URL? = nil, prefix: [String] = [], bus existing: PrivateBus? = nil,
+                beforeDaemon: (DBusMock, Connection) async throws -> Void = { _, _ in }) async throws {
+        if let existing { bus = existing } else { bus = try await PrivateBus() }
+        nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+        client = try bus.connect()
+        waiter = try await BusWaiter.daemonAndNetworkManager(client)
+        try await beforeDaemon(nm, client)
+        device = try await nm.setUpWiFi(client, accessPoints: accessPoints)
+        daemon = try await DaemonProcess.start(on: bus, settings: settings, connectivity: connectivity, stateDirectory: stateDirectory, prefix: prefix)
+        try await waitForInterface()
+    }
+}
+
+/// The operations of a scenario, written once for ``DaemonScenario`` and every suite's scenario
+/// that holds one (`core`). Waits are woken by signals (``BusWaiter``), never by a fixed sleep;
+/// a failed wait says what it waited for, with ``diagnostics``.
+public protocol DaemonScenarioParts: Sendable {
+    var core: DaemonScenario { get }
+    /// What a failed wait shows (by default the daemon's log).
+    var diagnostics: String { get }
+    /// How long a wait may take before it fails (by default 10 s).
+    var patience: Duration { get }
+}
+
+extension DaemonScenarioParts {
+    public var diagnostics: String { "--- daemon log ---\n\(core.daemon.log.suffix(4000))" }
+    public var patience: Duration { .seconds(10) }
+
+    public var bus: PrivateBus { core.bus }
+    public var nm: DBusMock { core.nm }
+    public var client: Connection { core.client }
+    public var device: String { core.device }
+    public var daemon: DaemonProcess { core.daemon }
+    public var waiter: BusWaiter { core.waiter }
+
+    /// The daemon's object for wlan0.
+    public var interfacePath: ObjectPath { HotspotContract.interfacePath(1) }
+
+    /// Calls one of the mock's control methods (on NetworkManager's object unless `path` says).
+    @discardableResult
+    public func mock(_ member: String, _ body: [DBusValue], path: String = DaemonScenario.nmPath) async throws -> [DBusValue] {
+        try await core.nm.mockCall(core.client, path: path, member, body)
+    }
+
+    /// Joins `ssid` through `accessPoint` as NetworkManager does (a saved profile is created the
+    /// first time) and returns the profile's path.
+    @discardableResult
+    public func join(_ ssid: String, accessPoint: String = "ap1", profile: String? = nil,
+                     active: String = "active\(Int.random(in: 0..<1_000_000))") async throws -> String {
+        try await core.nm.joinWiFi(core.client, device: core.device, ssid: ssid, accessPoint: accessPoint, profile: profile, active: active)
+    }
+
+    /// The device leaves its network.
+    public func leave() async throws { try await mock("SetDeviceDisconnected", [.string(core.device)]) }
+
+    /// A property of wlan0's object.
+    public func property(_ name: String) async throws -> DBusValue? {
+        try await core.client.call(destination: HotspotContract.busName, path: interfacePath, interface: "org.freedesktop.DBus.Properties",
+                                   member: "Get", body: [.string(HotspotContract.interfaceInterface.rawValue), .string(name)]).first?.unwrapped
+    }
+
+    /// A property of the manager object.
+    public func managerProperty(_ name: String) async throws -> DBusValue? {
+        try await core.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
+                                   member: "Get", body: [.string(HotspotContract.managerInterface.rawValue), .string(name)]).first?.unwrapped
+    }
+
+    /// A string property of wlan0's object ("" when absent).
+    public func string(_ name: String) async throws -> String { try await property(name)?.string ?? "" }
+
+    /// wlan0's `State`.
+    public func state() async throws -> String { try await string("State") }
+
+    /// The methods the mock recorded on `path`.
+    public func calls(_ path: String) async throws -> [(method: String, args: [DBusValue])] { try await core.nm.calls(core.client, path: path) }
+
+    /// Whether NetworkManager was asked to disconnect the device.
+    public func disconnected() async throws -> Bool { try await calls(core.device).contains { $0.method == "Disconnect" } }
+
+    /// Waits until the daemon publishes wlan0 (woken by its `Interfaces` announcements); start-up
+    /// on a machine running every suite at once is given at least 20 s.
+    public func waitForInterface() async throws {
+        try await core.waiter.until("the daemon publishes wlan0", timeout: max(patience, .seconds(20)), context: { diagnostics }) {
+            (try? await managerProperty("Interfaces"))?.objectPaths?.contains(interfacePath) == true
+        }
+    }
+
+    /// Waits until wlan0's `State` is `state` (and its `Connectivity` is `connectivity`, when
+    /// given), woken by PropertiesChanged.
+    public func waitFor(state: String, connectivity: String? = nil, timeout: Duration? = nil) async throws {
+        var last = ""
+        try await core.waiter.until("State \(state)\(connectivity.map { ", Connectivity \($0)" } ?? "")", timeout: timeout ?? patience,
+                                    context: { "State stayed \(last)\n\(diagnostics)" }) {
+            let s = try await self.state()
+            last = s
+            guard s == state else { return false }
+            guard let connectivity else { return true }
+            return try await string("Connectivity") == connectivity
+        }
+    }
+
+    /// The same, for the common case: `waitFor("authenticated")`.
+    public func waitFor(_ state: String, timeout: Duration? = nil) async throws {
+        try await waitFor(state: state, connectivity: nil, timeout: timeout)
+    }
+
+    /// Waits until NetworkManager was asked to disconnect the device (the mock's MethodCalled).
+    public func waitForDisconnect(timeout: Duration? = nil) async throws {
+        try await core.waiter.until("the daemon disconnects the device", timeout: timeout ?? patience, context: { diagnostics }) {
+            try await disconnected()
+        }
+    }
+
+    /// Stops NetworkManager (SIGKILL) and waits until it is off the bus.
+    public func stopNetworkManager() async throws {
+        core.nm.process.send(SIGKILL)
+        _ = await core.nm.process.waitForExit()
+        try await core.bus.waitForNameGone("org.freedesktop.NetworkManager")
+    }
+}
