@@ -22,8 +22,6 @@ long long hh_executor_now(void) {
     return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-int hh_executor_workers(void) { return worker_count; }
-
 // With the lock held.
 static void push(void *job) {
     struct node *n = spare;

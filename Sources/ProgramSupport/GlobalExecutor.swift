@@ -16,7 +16,6 @@ import Glibc
 /// platform's main executor. Jobs run in FIFO order; task priorities are not used (the daemon's
 /// work is one kind).
 public enum GlobalExecutor {
-
     /// Worker threads: the processors, at least 2 (a blocked job must not stall the rest) and at
     /// most 4 (the daemon's work is small and mostly waits on the bus).
     static var workerCount: Int {
@@ -35,7 +34,6 @@ public enum GlobalExecutor {
     /// Set (to anything) in the environment, the programs keep libdispatch's pool.
     public static let platformExecutorVariable = "HOTSPOT_HELPER_PLATFORM_EXECUTOR"
 
-
     private static let installed: Bool = {
         guard getenv(platformExecutorVariable) == nil else { return false }
         let rc = hh_executor_start(Int32(workerCount)) { raw in
@@ -48,9 +46,6 @@ public enum GlobalExecutor {
         _createExecutors(factory: Factory.self)
         return true
     }()
-
-    /// Whether ``install()`` put the pool in place.
-    public static var isInstalled: Bool { hh_executor_workers() > 0 && installed }
 
     struct Factory: ExecutorFactory {
         static var mainExecutor: any MainExecutor { PlatformExecutorFactory.mainExecutor }

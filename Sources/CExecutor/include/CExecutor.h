@@ -18,5 +18,3 @@ void hh_executor_enqueue_at(long long deadline, void *job);
 /// CLOCK_MONOTONIC now, in nanoseconds.
 long long hh_executor_now(void);
 
-/// How many workers are running (0 before `hh_executor_start`).
-int hh_executor_workers(void);
