@@ -77,32 +77,33 @@ extension NetworkManagerClient {
 
     /// The device's IPv4 configuration (`Device.Ip4Config` → `IP4Config`), nil when it has none.
     public nonisolated func ipv4Configuration(device: ObjectPath) async throws -> IPv4Configuration? {
-        // GetAll rather than Get: a device without the property (old NetworkManager, the mock)
-        // then reads as "no configuration" instead of failing.
-        let reply = try await nmCall(device, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.device.rawValue)])
-        guard let configPath = reply.first?.varDict?["Ip4Config"]?.nonRootPath else { return nil }
-        let all = try await nmCall(configPath, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.ip4Config.rawValue)])
-        guard let props = all.first?.varDict else {
-            throw NetworkManagerError.malformedReply("GetAll(IP4Config) on \(configPath) answered \(all.map(\.signature).joined())")
-        }
-        return Self.ipv4Configuration(props)
+        try await ipConfigurations(device: device, ipv6: false).v4.map(Self.ipv4Configuration)
     }
 
     /// The device's DNS servers: IPv4 ones first, then IPv6 ones, so an IPv6-only link still
     /// resolves on the link (empty when it has no IP configuration).
     public nonisolated func dnsServers(device: ObjectPath) async throws -> [String] {
+        let (v4, v6) = try await ipConfigurations(device: device, ipv6: true)
+        return (v4.map { Self.ipv4Configuration($0).nameservers } ?? []) + (v6.map(Self.ipv6Nameservers) ?? [])
+    }
+
+    /// The properties of the device's IP4Config and (with `ipv6`) IP6Config objects, nil for one
+    /// it has not.
+    /// GetAll rather than Get on the device: a device without the property (old NetworkManager,
+    /// the mock) then reads as "no configuration" instead of failing.
+    private nonisolated func ipConfigurations(device: ObjectPath, ipv6: Bool) async throws -> (v4: [String: DBusValue]?, v6: [String: DBusValue]?) {
         let reply = try await nmCall(device, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.device.rawValue)])
         let properties = reply.first?.varDict ?? [:]
-        var servers: [String] = []
-        if let v4 = properties["Ip4Config"]?.nonRootPath {
-            let all = try await nmCall(v4, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.ip4Config.rawValue)])
-            servers += Self.ipv4Configuration(all.first?.varDict ?? [:]).nameservers
+        func read(_ slot: String, _ interface: InterfaceName) async throws -> [String: DBusValue]? {
+            guard let path = properties[slot]?.nonRootPath else { return nil }
+            let all = try await nmCall(path, NetworkManagerNames.properties, "GetAll", [.string(interface.rawValue)])
+            guard let props = all.first?.varDict else {
+                throw NetworkManagerError.malformedReply("GetAll(\(interface.rawValue)) on \(path) answered \(all.map(\.signature).joined())")
+            }
+            return props
         }
-        if let v6 = properties["Ip6Config"]?.nonRootPath {
-            let all = try await nmCall(v6, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.ip6Config.rawValue)])
-            servers += Self.ipv6Nameservers(all.first?.varDict ?? [:])
-        }
-        return servers
+        let v4 = try await read("Ip4Config", NetworkManagerNames.ip4Config)
+        return (v4, ipv6 ? try await read("Ip6Config", NetworkManagerNames.ip6Config) : nil)
     }
 
     /// IP6Config's `Nameservers` (aay, 16 bytes each) as text. Link-local servers are left out:
