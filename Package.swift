@@ -46,7 +46,7 @@ let package = Package(
         .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"])]),
 
         // The typed D-Bus layer: the only module that touches libdbus.
-        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
+        .target(name: "DBus", dependencies: ["CDBus", "CExecutor"], swiftSettings: strict),
 
         // The hotspot state machine, arbitration, cache and timers: pure, no I/O.
         .target(name: "HotspotCore", swiftSettings: strict),

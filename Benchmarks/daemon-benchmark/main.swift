@@ -119,7 +119,7 @@ func join(_ name: String) async throws {
     try await nm.activate(c, device: device, profile: profile, accessPoint: "/org/freedesktop/NetworkManager/AccessPoint/ap1", name: name)
 }
 func leave() async throws {
-    _ = try await nm.mockCall(c, path: nmPath, "SetDeviceDisconnected", [.string(device)])
+    try await nm.deactivate(c, device: device)
     _ = await waitFor("inactive")
 }
 func forget() async throws {

@@ -99,7 +99,7 @@ struct ManyHelpers {
             let t0 = await stamps.wait(for: "activated")
             let t1 = await stamps.wait(for: "authenticating")
             _ = await stamps.wait(for: "authenticated")
-            try await rig.nmCall("SetDeviceDisconnected", [.string(device)])
+            try await rig.nm.deactivate(rig.c, device: device)
             _ = await stamps.wait(for: "inactive")
             return milliseconds(t1 - t0)
         }

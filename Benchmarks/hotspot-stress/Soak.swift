@@ -106,7 +106,7 @@ struct Soak {
                 problems.append("sign-in: the simulator recorded no accepted POST")
             }
             // Leave.
-            try await rig.nmCall("SetDeviceDisconnected", [.string(device)])
+            try await rig.nm.deactivate(rig.c, device: device)
             let left = try await rig.waitUntil(timeout: .seconds(10)) {
                 let (s, c) = (try await state(), try await connectivity())
                 return s == "inactive" && c == "unknown"

@@ -15,6 +15,8 @@ static struct node *head, *tail, *spare;  // spare: freed nodes kept for reuse
 static struct timer *heap;
 static int heap_count, heap_capacity, worker_count;
 static void (*runner)(void *);
+static void (*host)(void *context, void *job);  // see hh_executor_set_host
+static void *host_context;
 
 long long hh_executor_now(void) {
     struct timespec t;
@@ -36,9 +38,23 @@ static void push(void *job) {
 
 void hh_executor_enqueue(void *job) {
     pthread_mutex_lock(&lock);
-    push(job);
+    void (*to)(void *, void *) = host;
+    void *context = host_context;
+    if (!to) push(job);
     pthread_mutex_unlock(&lock);
+    if (to) to(context, job);
 }
+
+int hh_executor_set_host(void (*enqueue)(void *context, void *job), void *context) {
+    pthread_mutex_lock(&lock);
+    int rc = 0;
+    if (!runner || (enqueue && host)) rc = -1;
+    else { host = enqueue; host_context = enqueue ? context : NULL; }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+void hh_executor_run(void *job) { runner(job); }
 
 static void *work(void *unused) {
     (void)unused;
@@ -103,7 +119,15 @@ static void *time_out(void *unused) {
             i = child;
         }
         if (heap_count) heap[i] = last;
-        push(job);
+        if (host) {
+            void (*to)(void *, void *) = host;
+            void *context = host_context;
+            pthread_mutex_unlock(&lock);
+            to(context, job);
+            pthread_mutex_lock(&lock);
+        } else {
+            push(job);
+        }
     }
     return NULL;
 }

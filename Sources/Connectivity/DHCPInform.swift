@@ -180,7 +180,7 @@ extension DHCPInform {
     /// Sends the INFORM and waits for a valid DHCPACK; answers with other transaction ids are
     /// ignored, malformed ones with ours are remembered as the reason if nothing valid follows.
     public static func ask(_ query: DHCPInformQuery) async -> Result<Answer, ExchangeError> {
-        await Task.detached { exchange(query) }.value
+        await DetachedThread.run(name: "hotspot-dhcp", stackSize: 256 * 1024) { exchange(query) }
     }
 
     static func errno_() -> String { String(cString: strerror(errno)) }

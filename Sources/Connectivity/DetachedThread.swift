@@ -3,14 +3,17 @@
 import Glibc
 #endif
 
-/// A detached POSIX thread running one closure: what a blocking libcurl transfer runs on, so it
-/// never holds one of Swift concurrency's few cooperative threads. Foundation's `Thread` would
-/// pull full Foundation (and ICU's data) into the shipped binary.
-enum DetachedThread {
+/// A detached POSIX thread running one closure: what blocking work runs on (a libcurl transfer,
+/// a DHCP exchange, an fsync'd save), so it never holds one of Swift concurrency's few threads,
+/// nor the daemon's bus thread when that thread also runs the daemon's tasks
+/// (`Connection.hostGlobalJobs()`). Foundation's `Thread` would pull full Foundation (and ICU's
+/// data) into the shipped binary.
+public enum DetachedThread {
     /// Starts `body` on a new detached thread with a `stackSize`-byte stack, named `name` (at most
     /// 15 bytes are kept, the kernel's limit). Returns false, running nothing, when no thread
     /// could be made (the caller fails its work with that reason).
-    static func start(name: String, stackSize: Int = 512 * 1024, _ body: @escaping @Sendable () -> Void) -> Bool {
+    @discardableResult
+    public static func start(name: String, stackSize: Int = 512 * 1024, _ body: @escaping @Sendable () -> Void) -> Bool {
         final class Box { let body: @Sendable () -> Void; let name: String; init(_ b: @escaping @Sendable () -> Void, _ n: String) { body = b; name = n } }
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -34,5 +37,15 @@ enum DetachedThread {
             return false
         }
         return true
+    }
+
+    /// Runs `body` on a thread of its own and returns its result; when no thread can be made,
+    /// runs it on the caller's thread (late rather than never).
+    public static func run<T: Sendable>(name: String, stackSize: Int = 512 * 1024, _ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            if !start(name: name, stackSize: stackSize, { continuation.resume(returning: body()) }) {
+                continuation.resume(returning: body())
+            }
+        }
     }
 }

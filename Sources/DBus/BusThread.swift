@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
+import CExecutor
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,10 +27,26 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
         var timeout: Int32
     }
 
+    /// A job of the connection's actor, or one of the program's global executor that this
+    /// thread hosts (``hostGlobalJobs()``). Both kinds run in the order they came.
+    private enum Job: Sendable {
+        case actor(UnownedJob)
+        case global(GlobalJob)
+    }
+
+    /// A job of the global executor as CExecutor hands it over (an `UnownedJob` underneath,
+    /// which is Sendable; the pointer type is not).
+    private struct GlobalJob: @unchecked Sendable {
+        let raw: UnsafeMutableRawPointer
+    }
+
     private struct Queue {
-        var jobs: [UnownedJob] = []
+        var jobs: [Job] = []
         var sleeping = false
         var stopping = false
+        /// The thread has ended: global jobs handed over now go back to the workers.
+        var exited = false
+        var hosting = false
     }
 
     private let queue = Mutex(Queue())
@@ -85,10 +102,42 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
     func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
         let wake = queue.withLock { q -> Bool in
-            q.jobs.append(unowned)
+            q.jobs.append(.actor(unowned))
             defer { q.sleeping = false }
             return q.sleeping
         }
+        if wake { signalWake() }
+    }
+
+    /// Makes this thread run the program's global jobs too (ProgramSupport's executor, Sources/
+    /// CExecutor): one thread then receives a message, runs the tasks it resumes and sends what
+    /// they send, with no hand-off between threads (issue 13: the join's data path). Returns
+    /// false when that executor is not the one in use or another thread already hosts its jobs.
+    ///
+    /// What runs on the hosting thread must not block: blocking work (file syncs, network
+    /// exchanges) goes to threads of its own. The thread is kept alive for the rest of the
+    /// process (a job may still be on its way to it when the connection goes).
+    func hostGlobalJobs() -> Bool {
+        let context = Unmanaged.passRetained(self)  // never released: see above
+        let rc = hh_executor_set_host({ context, job in
+            Unmanaged<BusThread>.fromOpaque(context!).takeUnretainedValue().enqueueGlobal(job!)
+        }, context.toOpaque())
+        guard rc == 0 else {
+            context.release()
+            return false
+        }
+        queue.withLock { $0.hosting = true }
+        return true
+    }
+
+    private func enqueueGlobal(_ job: UnsafeMutableRawPointer) {
+        let (accepted, wake) = queue.withLock { q -> (Bool, Bool) in
+            guard !q.exited else { return (false, false) }
+            q.jobs.append(.global(GlobalJob(raw: job)))
+            defer { q.sleeping = false }
+            return (true, q.sleeping)
+        }
+        if !accepted { hh_executor_enqueue(job) }  // the thread has ended: the workers run it
         if wake { signalWake() }
     }
 
@@ -121,12 +170,12 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
         var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), pollfd(fd: -1, events: 0, revents: 0)]
         while true {
             // Run what is queued, a bounded batch at a time so I/O is never starved.
-            let (jobs, stopping) = queue.withLock { q -> ([UnownedJob], Bool) in
+            let (jobs, stopping) = queue.withLock { q -> ([Job], Bool) in
                 let batch = q.jobs
                 q.jobs.removeAll(keepingCapacity: true)
                 return (batch, q.stopping)
             }
-            for job in jobs { job.runSynchronously(on: me) }
+            run(jobs, on: me)
             if stopping && jobs.isEmpty { break }
 
             let plan = client?.pollPlan() ?? PollPlan(fd: -1, events: 0, timeout: -1)
@@ -145,6 +194,23 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
             }
             client?.ioReady(revents: rc > 0 ? fds[1].revents : 0)
         }
+        // Give the global jobs back to the workers, then run what came meanwhile.
+        if queue.withLock({ $0.hosting }) { _ = hh_executor_set_host(nil, nil) }
+        let left = queue.withLock { q -> [Job] in
+            q.exited = true
+            defer { q.jobs = [] }
+            return q.jobs
+        }
+        run(left, on: me)
         threadID.store(0, ordering: .releasing)
+    }
+
+    private func run(_ jobs: [Job], on me: UnownedSerialExecutor) {
+        for job in jobs {
+            switch job {
+            case .actor(let job): job.runSynchronously(on: me)
+            case .global(let job): hh_executor_run(job.raw)
+            }
+        }
     }
 }

@@ -138,6 +138,14 @@ public actor Connection {
     /// Whether the connection is still open.
     public var isConnected: Bool { raw != nil }
 
+    /// Runs the program's global jobs on this connection's thread too, when the program uses
+    /// ProgramSupport's executor (`GlobalExecutor.install()`): a message is then received, handled
+    /// and answered on one thread, with no hand-off between threads. For a daemon whose work is
+    /// this one connection; what its tasks do must not block (give blocking work threads of its
+    /// own). Returns false, changing nothing, when that executor is not in use or another
+    /// connection already hosts its jobs.
+    public nonisolated func hostGlobalJobs() -> Bool { thread.hostGlobalJobs() }
+
     /// Returns when the connection is gone, with the reason (for example the bus exiting).
     public func disconnection() async -> String {
         if let disconnectReason { return disconnectReason }

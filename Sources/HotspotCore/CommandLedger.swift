@@ -70,6 +70,8 @@ struct CoreContext: Sendable {
     var persistent: PersistentState
     var commands = CommandLedger()
     var persistentStateChanged = false
+    /// The autoconnect ledger changed in this event (its save must precede the other effects).
+    var autoconnectLedgerChanged = false
     private var nextTimerSerial: UInt64 = 1
 
     init(configuration: HotspotConfiguration, persistent: PersistentState) {
@@ -96,6 +98,7 @@ struct CoreContext: Sendable {
         guard persistent.autoconnectDisabled[connection] != key else { return }
         persistent.autoconnectDisabled[connection] = key
         persistentStateChanged = true
+        autoconnectLedgerChanged = true
     }
 
     mutating func recordMissedDeadline(by helper: HelperID, into effects: inout [HotspotEffect]) {

@@ -17,7 +17,7 @@ public struct HotspotCoordinator: Sendable {
     /// The configuration in use.
     public var configuration: HotspotConfiguration { context.configuration }
 
-    /// The state to persist (the same value the latest ``HotspotEffect/persist(_:)`` carried).
+    /// The state to persist (the same value the latest ``HotspotEffect/persist(_:beforeOtherEffects:)`` carried).
     public var persistentState: PersistentState { context.persistent }
 
     /// The registered helpers, in registration order.
@@ -106,8 +106,9 @@ public struct HotspotCoordinator: Sendable {
             }
         }
         if context.persistentStateChanged {
+            effects.append(.persist(context.persistent, beforeOtherEffects: context.autoconnectLedgerChanged))
             context.persistentStateChanged = false
-            effects.append(.persist(context.persistent))
+            context.autoconnectLedgerChanged = false
         }
         return effects
     }
@@ -178,6 +179,7 @@ public struct HotspotCoordinator: Sendable {
         for (connection, key) in context.persistent.autoconnectDisabled.sorted(by: { $0.key < $1.key }) where key.ssid == ssid {
             context.persistent.autoconnectDisabled[connection] = nil
             context.persistentStateChanged = true
+            context.autoconnectLedgerChanged = true
             effects.append(.enableAutoconnect(connection))
         }
         forEachMachine { machine, context in

@@ -30,6 +30,9 @@ public enum Daemon {
         do { bus = try Connection.system() } catch {
             throw DaemonError("cannot connect to the system bus: \(error). Is dbus running? (DBUS_SYSTEM_BUS_ADDRESS overrides the address)")
         }
+        // One thread receives a message, runs the tasks it resumes and sends what they send
+        // (docs/ARCHITECTURE.md, "The join's data path"). Blocking work has threads of its own.
+        if !bus.hostGlobalJobs() { log.debug("the daemon's tasks run on the executor's workers, not the bus thread") }
         let client = NetworkManagerClient(connection: bus)
         let actions = NetworkManagerActions(bus: bus, client: client)
         let provisioner = ProfileProvisioner(client: client, log: log)
@@ -68,6 +71,7 @@ public enum Daemon {
         defer { stopping.cancel() }
         var failure: (any Error)?
         do { try await group.run() } catch { failure = error }
+        engine.stateWriter.flush()  // a cache change saved behind the engine and not written yet
         await provisioner.withdrawAll(waitingAtMost: .seconds(5))
         if await bus.isConnected { try? await bus.releaseName(HotspotContract.busName) }
         await bus.close()

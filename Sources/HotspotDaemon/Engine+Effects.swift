@@ -72,11 +72,8 @@ extension Engine {
             guard let r = interfaces[request.interface] else { return }
             log.info("\(request.interface): helper '\(UntrustedText.forLog(request.helperDisplayName))' needs the user for \(request.network.ssid.displayForm)")
             announce(.uiRequired(r.path, displayName: request.helperDisplayName, network: request.network))
-        case .persist(let state):
-            guard persisting else { return }
-            do { try store.saveState(state) } catch {
-                log.error("could not save the network cache to \(store.path): \(error); it stays in memory and is saved at the next change")
-            }
+        case .persist:
+            break // carried out by handle(_:), before or after the other effects
         case .helperProtocolError(let e):
             log.warning("\(UntrustedText.forLog("\(e)", limit: 400))")
         case .answerIgnored(let ignored):

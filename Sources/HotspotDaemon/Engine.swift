@@ -40,7 +40,8 @@ struct InterfaceRecord: Sendable {
 public actor Engine {
     let bus: Connection
     let log: Logger
-    let store: StateFile
+    /// Saves the core's state: at once or behind the engine (``HotspotEffect/persist(_:beforeOtherEffects:)``).
+    let stateWriter: StateWriter
     /// False when the state file must be left untouched (see ``StateFile/restore()``).
     let persisting: Bool
     /// NetworkManager's actions (disconnect, autoconnect); nil in tests that need none.
@@ -83,7 +84,7 @@ public actor Engine {
         self.provisioner = provisioner
         self.announcements = announcements
         let store = StateFile(directory: configuration.stateDirectory)
-        self.store = store
+        self.stateWriter = StateWriter(store: store, log: log)
         let restored = store.restore()
         for note in restored.notes { log.error("\(note)") }
         self.persisting = restored.persisting
@@ -101,10 +102,13 @@ public actor Engine {
     @discardableResult
     func handle(_ event: HotspotEvent) async -> [HotspotEffect] {
         let effects = core.handle(event, now: now)
-        // The state is saved before anything else is carried out, so no helper hears a command
-        // (authenticate, say) whose cause a crash right after could still lose.
-        for effect in effects { if case .persist = effect { await execute(effect) } }
+        // A changed autoconnect ledger is on disk before anything else is carried out, so
+        // NetworkManager never hears of an autoconnect change that a crash right after could make
+        // the daemon forget. A change to the cache alone is saved behind the engine, after the
+        // other effects (a crash in between costs one evaluation).
+        for effect in effects { if case .persist(let state, beforeOtherEffects: true) = effect, persisting { stateWriter.saveNow(state) } }
         for effect in effects { if case .persist = effect {} else { await execute(effect) } }
+        for effect in effects { if case .persist(let state, beforeOtherEffects: false) = effect, persisting { stateWriter.saveSoon(state) } }
         return effects
     }
 

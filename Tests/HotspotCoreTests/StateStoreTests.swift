@@ -103,7 +103,7 @@ final class MemoryStore: HotspotStateStore {
 
     @Test func restoredCacheSendsARejoinStraightToMaintaining() throws {
         var first = TransitionTableTests.authenticated()
-        let persisted = first.log.compactMap { if case .persist(let state) = $0 { state } else { nil } }.last!
+        let persisted = first.log.compactMap { if case .persist(let state, _) = $0 { state } else { nil } }.last!
         first.send(.connectivityLost("wlan0"))
         let restored = try MemoryStore(StateStoreCodec.encode(persisted)).loadState()
         var second = Harness(restoring: restored.state)

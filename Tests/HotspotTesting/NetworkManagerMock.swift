@@ -119,6 +119,36 @@ extension DBusMock {
         }
     }
 
+    /// Disconnects `device` as real NetworkManager does: the device drops to DISCONNECTED, and its
+    /// active connection leaves the manager's `ActiveConnections` and the bus (`InterfacesRemoved`).
+    /// (The template's `SetDeviceDisconnected` keeps every active connection ever made listed, so a
+    /// client that looks through them does more work with every join.)
+    public func deactivate(_ c: Connection, device: String) async throws {
+        do {
+            _ = try await mockCall(c, path: Self.networkManagerPath, "DeactivateInOrder", [.string(device)])
+        } catch where error.dbusName == DBusErrorName.unknownMethod {
+            try await addMethod(c, path: Self.networkManagerPath, interface: "org.freedesktop.DBus.Mock", name: "DeactivateInOrder",
+                                inSignature: "s", outSignature: "", code: Self.deactivateInOrder)
+            _ = try await mockCall(c, path: Self.networkManagerPath, "DeactivateInOrder", [.string(device)])
+        }
+    }
+
+    static let deactivateInOrder = """
+        dev_path, = args
+        nm = get_object('/org/freedesktop/NetworkManager')
+        ac = get_object(dev_path).Get('org.freedesktop.NetworkManager.Device', 'ActiveConnection')
+        nm.SetDeviceDisconnected(dev_path)
+        if ac != '/':
+            acs = dbus.Array([], signature='o')
+            for p in nm.Get('org.freedesktop.NetworkManager', 'ActiveConnections'):
+                if p != ac:
+                    acs.append(p)
+            nm.SetProperty('/org/freedesktop/NetworkManager', 'org.freedesktop.NetworkManager', 'ActiveConnections', acs)
+            if ac in objects:
+                nm.object_manager_emit_removed(ac)
+                nm.RemoveObject(ac)
+        """
+
     static let activateInOrder = """
         dev_path, conn_path, ap_path, name = args
         nm = get_object('/org/freedesktop/NetworkManager')

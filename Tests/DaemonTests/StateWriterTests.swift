@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HotspotCore
+@testable import HotspotDaemon
+import HotspotTesting
+import Logging
+import Testing
+
+/// The state saved behind the engine (issue 13: the fsync off the join's path) still reaches the
+/// disk, newest last, and a save that must come first is never overwritten by an older one.
+@Suite struct StateWriterTests {
+    let scratch: ScratchDirectory
+    let store: StateFile
+    let writer: StateWriter
+
+    init() throws {
+        scratch = try ScratchDirectory("state-writer")
+        store = StateFile(directory: scratch.path)
+        writer = StateWriter(store: store, log: Logger(label: "test"))
+    }
+
+    /// A state whose cache names `count` networks, so states are told apart by their size.
+    static func state(_ count: Int) -> PersistentState {
+        var cache = NetworkCache()
+        for i in 0..<count { cache.record(.notCaptive, for: NetworkKey(ssid: SSID("net\(i)"), securityClass: .open)) }
+        return PersistentState(cache: cache)
+    }
+
+    func stored() throws -> PersistentState { try store.loadState().state }
+
+    @Test func statesSavedBehindTheEngineAreOnDiskAfterFlushNewestLast() throws {
+        for n in 1...50 { writer.saveSoon(Self.state(n)) }
+        writer.flush()
+        #expect(try stored() == Self.state(50))
+    }
+
+    @Test func aStateSavedBehindTheEngineReachesTheDiskWithoutAFlush() async throws {
+        writer.saveSoon(Self.state(3))
+        var found: PersistentState?
+        for _ in 0..<500 {
+            found = try? stored()
+            if found == Self.state(3) { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(found == Self.state(3))
+    }
+
+    @Test func aSaveThatMustComeFirstIsNotOverwrittenByAnOlderOne() throws {
+        for round in 0..<20 {
+            writer.saveSoon(Self.state(round + 1))
+            writer.saveNow(Self.state(100 + round))
+            writer.flush()
+            #expect(try stored() == Self.state(100 + round), "round \(round)")
+        }
+    }
+}
