@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#define _GNU_SOURCE  // pthread_setname_np
 #include "CExecutor.h"
 #include <errno.h>
 #include <pthread.h>
@@ -58,6 +59,7 @@ void hh_executor_run(void *job) { runner(job); }
 
 static void *work(void *unused) {
     (void)unused;
+    pthread_setname_np(pthread_self(), "hh-worker");  // for ps, top, perf and the tests
     for (;;) {
         pthread_mutex_lock(&lock);
         while (!head) pthread_cond_wait(&work_ready, &lock);
@@ -95,6 +97,7 @@ void hh_executor_enqueue_at(long long at, void *job) {
 
 static void *time_out(void *unused) {
     (void)unused;
+    pthread_setname_np(pthread_self(), "hh-timer");
     pthread_mutex_lock(&lock);
     for (;;) {
         if (heap_count == 0) {

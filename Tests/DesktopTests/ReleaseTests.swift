@@ -137,19 +137,57 @@ extension DesktopTests {
             // Start-up settles: wlan0 published, its scan list filtered, start-up threads gone.
             #expect(await daemon.waitForOutput(containing: "scan list of 1 network", timeout: .seconds(20)), "\(daemon.output)")
             try await Task.sleep(for: .seconds(2))
-            func switches() -> [String: Int] {
-                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task")) ?? []
-                return Dictionary(uniqueKeysWithValues: tasks.map { t in
-                    let status = (try? String(contentsOfFile: "/proc/\(daemon.pid)/task/\(t)/status", encoding: .utf8)) ?? ""
-                    return (t, status.split(separator: "\n").filter { $0.contains("ctxt_switches") }
-                        .compactMap { Int($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }.reduce(0, +))
-                })
-            }
-            let before = switches()
+            let before = threadSwitches(daemon.pid)
             try await Task.sleep(for: .seconds(5))
-            let after = switches()
-            let woke = after.reduce(0) { $0 + max(0, $1.value - (before[$1.key] ?? $1.value)) }
+            let after = threadSwitches(daemon.pid)
+            let woke = after.reduce(0) { $0 + max(0, $1.value.switches - (before[$1.key]?.switches ?? $1.value.switches)) }
             return (woke, daemon.output)
+        }
+
+        /// Each thread of `pid` (by id): its name and its context switches so far.
+        static func threadSwitches(_ pid: Int32) -> [String: (name: String, switches: Int)] {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            return Dictionary(uniqueKeysWithValues: tasks.map { t in
+                let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(t)/status", encoding: .utf8)) ?? ""
+                let lines = status.split(separator: "\n")
+                let name = lines.first { $0.hasPrefix("Name:") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) } ?? ""
+                return (t, (name, lines.filter { $0.contains("ctxt_switches") }
+                    .compactMap { Int($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }.reduce(0, +)))
+            })
+        }
+
+        /// The release daemon's tasks run on its bus thread (`Connection.hostGlobalJobs()`, issue
+        /// 13): a method handled in a task (ForgetNetwork) is received, handled and answered there,
+        /// so the executor's workers sleep through a hundred calls. Were the tasks on the workers,
+        /// each call would wake one.
+        @Test func releaseDaemonHandlesCallsOnItsBusThread() async throws {
+            let bus = try await PrivateBus()
+            let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+            defer { nm.stop() }
+            let c = try bus.connect()
+            _ = try await nm.setUpWiFi(c, accessPoints: [MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01")])
+            let dir = try DesktopTests.InstallTests.temporaryDirectory("hotspot-release-thread")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let config = dir.appendingPathComponent("hotspot-helperd.conf")
+            try "[daemon]\nstate-dir=\(dir.path)/state\nprofiles-dir=\(dir.path)/profiles\n".write(to: config, atomically: false, encoding: .utf8)
+            let daemon = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.daemon), ["--config", config.path, "--log-level", "debug"],
+                                                   environment: bus.environment)
+            defer { daemon.stop() }
+            try await bus.waitForName(HotspotContract.busName.rawValue)
+            #expect(await daemon.waitForOutput(containing: "scan list of 1 network", timeout: .seconds(20)), "\(daemon.output)")
+            try await Task.sleep(for: .seconds(1))
+            let before = Self.threadSwitches(daemon.pid)
+            for i in 0..<100 {
+                _ = try await c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                                     member: "ForgetNetwork", body: [.bytes(Array("Net\(i)".utf8))])
+            }
+            let after = Self.threadSwitches(daemon.pid)
+            func grown(_ name: String) -> Int {
+                after.filter { $0.value.name == name }.reduce(0) { $0 + $1.value.switches - (before[$1.key]?.switches ?? 0) }
+            }
+            #expect(after.values.contains { $0.name == "hh-worker" }, "the executor's workers are named hh-worker: \(after.values.map(\.name))")
+            #expect(grown("dbus-connection") >= 100, "the bus thread switched \(grown("dbus-connection")) times for 100 calls")
+            #expect(grown("hh-worker") <= 5, "the workers switched \(grown("hh-worker")) times for 100 calls: the tasks did not run on the bus thread\n\(daemon.output.suffix(2000))")
         }
 
         /// ICU's data (`icudt…`, about 30 MB) comes with full Foundation; the shipped binary links
