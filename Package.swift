@@ -41,7 +41,9 @@ let package = Package(
         // C shims: one per system library, each naming the Debian package that provides it.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Headers only (no pkgConfig, whose -lcurl would make the binary need libcurl to start):
+        // CLazyLibraries loads libcurl when first used (issue 12).
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"])]),
 
@@ -55,7 +57,9 @@ let package = Package(
         .target(name: "NetworkManager", dependencies: ["DBus"], swiftSettings: strict),
 
         // Captive-portal detection, WISPr and RFC 8908 clients on libcurl.
-        .target(name: "Connectivity", dependencies: ["CCurl", "CAres", "HotspotCore"], swiftSettings: strict),
+        // libcurl, loaded when first used (an idle daemon does not map it; issue 12).
+        .target(name: "CLazyLibraries", dependencies: ["CCurl"]),
+        .target(name: "Connectivity", dependencies: ["CCurl", "CLazyLibraries", "CAres", "HotspotCore"], swiftSettings: strict),
 
         // The simulated hotspot: a captive-portal HTTP server with many modes.
         .target(name: "PortalSimulator", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], path: "Tools/PortalSimulator", swiftSettings: strict),

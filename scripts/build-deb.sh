@@ -28,8 +28,9 @@ if command -v strip >/dev/null; then
     strip --remove-section=.comment --remove-section=.note --strip-unneeded "$ROOT/usr/libexec/hotspot-helper/hotspot-helper"
 fi
 
-# Shared-library dependencies as dpkg-shlibdeps finds them (libdbus-1-3, libglib2.0-0, libcurl4,
-# libc6, libstdc++6, libgcc-s1); the list below is the floor when it cannot run.
+# Shared-library dependencies as dpkg-shlibdeps finds them (libdbus-1-3, libglib2.0-0, libxml2,
+# libc6, libstdc++6, libgcc-s1), plus libcurl4, which the binary loads when first used
+# (Sources/CLazyLibraries: dpkg-shlibdeps cannot see it); the list below is the floor.
 SHLIBS="libc6, libdbus-1-3, libglib2.0-0, libcurl4"
 if command -v dpkg-shlibdeps >/dev/null; then
     work=$(mktemp -d)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CCurl
+import CLazyLibraries
 import FoundationEssentials
 import Synchronization
 
@@ -65,7 +66,11 @@ public enum HTTPTransfer {
         }
         if sink.isCancelled() { return .failure(TransferError(.cancelled, "cancelled")) }
 
-        guard let h = curl_easy_init() else { return .failure(TransferError(.other, "curl_easy_init failed")) }
+        guard let h = curl_easy_init() else {
+            // libcurl is loaded at its first use (Sources/CLazyLibraries): say why it is missing.
+            let why = hh_lazy_library_error("curl_easy_init").map { String(cString: $0) }
+            return .failure(TransferError(.other, why ?? "curl_easy_init failed"))
+        }
         defer { curl_easy_cleanup(h) }
         var lists: [UnsafeMutablePointer<curl_slist>?] = []
         defer { lists.forEach { curl_slist_free_all($0) } }

@@ -190,6 +190,37 @@ extension DesktopTests {
             #expect(grown("hh-worker") <= 5, "the workers switched \(grown("hh-worker")) times for 100 calls: the tasks did not run on the bus thread\n\(daemon.output.suffix(2000))")
         }
 
+        /// libcurl is loaded when first used (Sources/CLazyLibraries, issue 12): the shipped
+        /// binary does not need it to start, names it in its ELF `.note.dlopen` note, and an idle
+        /// daemon maps neither it nor what it pulls in (OpenSSL, GnuTLS, Kerberos).
+        @Test func releaseDaemonStartsWithoutLibcurlAndAnIdleOneDoesNotMapIt() async throws {
+            let elf = try await ManagedProcess.run("/usr/bin/readelf", ["-d", ReleaseBuild.program(ReleaseBuild.binary)], timeout: .seconds(30))
+            #expect(elf.stdout.contains("libdbus-1.so.3"), "readelf -d lists the libraries: \(elf.stdout)")
+            #expect(!elf.stdout.contains("libcurl"), "the shipped binary needs libcurl to start:\n\(elf.stdout)")
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: ReleaseBuild.program(ReleaseBuild.binary)))
+            #expect(bytes.range(of: Data("\"soname\":[\"libcurl.so.4\"]".utf8)) != nil, "no .note.dlopen naming libcurl.so.4")
+
+            let bus = try await PrivateBus()
+            let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+            defer { nm.stop() }
+            let c = try bus.connect()
+            _ = try await nm.setUpWiFi(c, accessPoints: [MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01")])
+            let dir = try DesktopTests.InstallTests.temporaryDirectory("hotspot-release-lazy")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let config = dir.appendingPathComponent("hotspot-helperd.conf")
+            try "[daemon]\nstate-dir=\(dir.path)/state\nprofiles-dir=\(dir.path)/profiles\n".write(to: config, atomically: false, encoding: .utf8)
+            let daemon = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.daemon), ["--config", config.path, "--log-level", "debug"],
+                                                   environment: bus.environment)
+            defer { daemon.stop() }
+            try await bus.waitForName(HotspotContract.busName.rawValue)
+            #expect(await daemon.waitForOutput(containing: "scan list of 1 network", timeout: .seconds(20)), "\(daemon.output)")
+            let maps = try String(contentsOfFile: "/proc/\(daemon.pid)/maps", encoding: .utf8)
+            #expect(maps.contains("libdbus-1.so"), "the maps are read: \(maps.prefix(2000))")
+            for library in ["libcurl.so", "libssl.so", "libgnutls.so", "libkrb5.so"] {
+                #expect(!maps.contains(library), "the idle daemon maps \(library)")
+            }
+        }
+
         /// ICU's data (`icudt…`, about 30 MB) comes with full Foundation; the shipped binary links
         /// FoundationEssentials only (issue 12). Libraries the system provides (libxml2 links
         /// Debian's libicu) are not in the binary and not counted.

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// See include/CLazyLibraries.h. Every definition below has the prototype libcurl's own header
+// declares (the header is included, so the compiler checks it) and hidden visibility, so
+// libcurl never binds to these instead of its own functions. The C library's headers come first,
+// so only the two libraries' declarations fall under the pragma.
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <time.h>
+#pragma GCC visibility push(hidden)
+#include <curl/curl.h>
+#pragma GCC visibility pop
+#include "CLazyLibraries.h"
+
+struct library {
+    const char *soname;
+    pthread_once_t once;
+    void *handle;
+    char error[512];
+};
+
+static struct library curl = {"libcurl.so.4", PTHREAD_ONCE_INIT, NULL, ""};
+
+static void open_library(struct library *l, const char *package) {
+    l->handle = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
+    if (!l->handle) {
+        const char *why = dlerror();
+        snprintf(l->error, sizeof l->error, "%s could not be loaded (%s); install the %s package", l->soname,
+                 why ? why : "no reason given", package);
+    }
+}
+static void open_curl(void) { open_library(&curl, "libcurl4"); }
+
+static void *curl_symbol(const char *name) {
+    pthread_once(&curl.once, open_curl);
+    return curl.handle ? dlsym(curl.handle, name) : NULL;
+}
+
+const char *hh_lazy_library_error(const char *function) {
+    struct library *l = strncmp(function, "curl_", 5) == 0 ? &curl : NULL;
+    return l && l->error[0] ? l->error : NULL;
+}
+
+// Each forwarder looks its function up once (a data race on the cached pointer would only look
+// it up again: the pointer is written whole, with the same value).
+#define FORWARD(lib, ret, name, failed, params, args)                         \
+    ret name params {                                                         \
+        static ret (*volatile real) params;                                   \
+        if (!real) real = (ret(*) params)lib##_symbol(#name);                 \
+        if (!real) return failed;                                             \
+        return real args;                                                     \
+    }
+#define FORWARD_VOID(lib, name, params, args)                                 \
+    void name params {                                                        \
+        static void (*volatile real) params;                                  \
+        if (!real) real = (void(*) params)lib##_symbol(#name);                \
+        if (real) real args;                                                  \
+    }
+
+// libcurl
+FORWARD(curl, CURLcode, curl_global_init, CURLE_FAILED_INIT, (long flags), (flags))
+FORWARD(curl, CURL *, curl_easy_init, NULL, (void), ())
+FORWARD_VOID(curl, curl_easy_cleanup, (CURL *h), (h))
+FORWARD(curl, CURLcode, curl_easy_perform, CURLE_FAILED_INIT, (CURL *h), (h))
+FORWARD(curl, const char *, curl_easy_strerror, "libcurl could not be loaded", (CURLcode code), (code))
+FORWARD(curl, struct curl_slist *, curl_slist_append, NULL, (struct curl_slist *list, const char *s), (list, s))
+FORWARD_VOID(curl, curl_slist_free_all, (struct curl_slist *list), (list))
+FORWARD_VOID(curl, curl_free, (void *p), (p))
+FORWARD(curl, CURLU *, curl_url, NULL, (void), ())
+FORWARD_VOID(curl, curl_url_cleanup, (CURLU *u), (u))
+FORWARD(curl, CURLUcode, curl_url_set, CURLUE_OUT_OF_MEMORY, (CURLU *u, CURLUPart what, const char *part, unsigned int flags),
+        (u, what, part, flags))
+FORWARD(curl, CURLUcode, curl_url_get, CURLUE_OUT_OF_MEMORY, (CURLU *u, CURLUPart what, char **part, unsigned int flags),
+        (u, what, part, flags))
+
+// curl_easy_setopt and curl_easy_getinfo are variadic with exactly one argument after the
+// option. Every argument the programs pass (long, curl_off_t, a pointer, a function pointer) is
+// one 64-bit integer-class value, which the LP64 calling conventions of Linux pass in the same
+// register whether the callee is variadic or not; it is read as such and passed on unchanged.
+_Static_assert(sizeof(long) == sizeof(void *) && sizeof(curl_off_t) == sizeof(void *), "an LP64 platform");
+CURLcode curl_easy_setopt(CURL *h, CURLoption option, ...) {
+    static CURLcode (*volatile real)(CURL *, CURLoption, ...);
+    if (!real) real = (CURLcode(*)(CURL *, CURLoption, ...))curl_symbol("curl_easy_setopt");
+    if (!real) return CURLE_FAILED_INIT;
+    va_list ap;
+    va_start(ap, option);
+    intptr_t value = va_arg(ap, intptr_t);
+    va_end(ap);
+    return real(h, option, value);
+}
+CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...) {
+    static CURLcode (*volatile real)(CURL *, CURLINFO, ...);
+    if (!real) real = (CURLcode(*)(CURL *, CURLINFO, ...))curl_symbol("curl_easy_getinfo");
+    if (!real) return CURLE_FAILED_INIT;
+    va_list ap;
+    va_start(ap, info);
+    void *out = va_arg(ap, void *);
+    va_end(ap);
+    return real(h, info, out);
+}
+
+// The ELF dlopen note (https://systemd.io/ELF_DLOPEN_METADATA/): which libraries this binary
+// opens at run time, for packaging tools that read dependencies from the binary.
+#define DLOPEN_NOTE_JSON \
+    "[{\"feature\":\"http\",\"description\":\"connectivity checks, WISPr and portal sign-in\",\"priority\":\"required\",\"soname\":[\"libcurl.so.4\"]}]"
+__attribute__((used, section(".note.dlopen"), aligned(4))) static const struct {
+    uint32_t name_size, description_size, type;
+    char name[4];
+    char description[(sizeof(DLOPEN_NOTE_JSON) + 3) & ~3];
+} dlopen_note = {4, (sizeof(DLOPEN_NOTE_JSON) + 3) & ~3, 0x407c0c0a, "FDO", DLOPEN_NOTE_JSON};
