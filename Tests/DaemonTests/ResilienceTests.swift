@@ -28,14 +28,13 @@ struct ResilienceTests {
         #expect(try await s.property("Helper") == .string("Py Wi-Fi"))
         #expect(helper.output.contains("command evaluate"))
         #expect(helper.output.contains("command authenticate"))
-        var labelled = false
-        for _ in 0..<1500 where !labelled {
+        // Woken by the filter-scan-list command's CommandCompleted.
+        try await s.waiter.until("the Python helper's claim labels CoffeeShop", timeout: .seconds(15),
+                                 context: { "\(helper.output)\n\(s.daemon.log.suffix(4000))" }) {
             let list = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
                                                member: "GetScanList").first?.arrayItems?.compactMap(\.varDict) ?? []
-            labelled = list.contains { $0["display-name"] == .string("Py Wi-Fi") && $0["has-password"] == .bool(true) }
-            if !labelled { try await Task.sleep(for: .milliseconds(10)) }
+            return list.contains { $0["display-name"] == .string("Py Wi-Fi") && $0["has-password"] == .bool(true) }
         }
-        #expect(labelled, "the Python helper's claim never labelled CoffeeShop\n\(helper.output)\n\(s.daemon.log.suffix(4000))")
     }
 
     @Test func anUnknownResultFromAHelperCountsAsFailureAndIsReported() async throws {
@@ -78,15 +77,13 @@ struct ResilienceTests {
         try await s.waitFor("authenticated")
         try await s.stopNetworkManager()
         // The interface goes away with NetworkManager…
-        var gone = false
-        for _ in 0..<1000 where !gone {
+        // Woken by the manager's PropertiesChanged for Interfaces.
+        try await s.waiter.until("the interface goes away with NetworkManager", timeout: .seconds(10)) {
             let paths = try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
                                                 interface: "org.freedesktop.DBus.Properties", member: "Get",
                                                 body: [.string(HotspotContract.managerInterface.rawValue), "Interfaces"]).first?.unwrapped.objectPaths ?? []
-            gone = paths.isEmpty
-            if !gone { try await Task.sleep(for: .milliseconds(10)) }
+            return paths.isEmpty
         }
-        #expect(gone, "the interface outlived NetworkManager")
         // …and comes back with a new NetworkManager.
         let nm2 = try await s.bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
         let device = try await nm2.setUpWiFi(s.client, accessPoints: Scenario.defaultAPs)
@@ -122,16 +119,16 @@ struct ResilienceTests {
         let (_, script) = try await s.helper("Cafe", identifier: "com.example.cafe", script: HelperScript(confidence: .high, results: [.maintain: .failure, .authenticate: .failure]))
         profile = try await s.join("CityFree", accessPoint: "ap1")
         // The cache names the helper: the first command is maintain, not evaluate.
-        for _ in 0..<1000 where script.received.filter({ $0 != .filterScanList }).isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        try await s.waiter.until("a command other than filter-scan-list reaches the helper", timeout: .seconds(10)) {
+            !script.received.filter({ $0 != .filterScanList }).isEmpty
+        }
         #expect(script.received.first { $0 != .filterScanList } == .maintain, "\(script.received)")
         // maintain failure → evaluate → authenticate failure → autoconnect off, recorded on disk…
         try await s.waitForDisconnect()
-        var updated = false
-        for _ in 0..<1000 where !updated {
-            updated = try await s.calls(profile).contains { $0.method == "Update" }
-            if !updated { try await Task.sleep(for: .milliseconds(10)) }
+        // Woken by the mock's MethodCalled.
+        try await s.waiter.until("NetworkManager hears Update (autoconnect off)", timeout: .seconds(10)) {
+            try await s.calls(profile).contains { $0.method == "Update" }
         }
-        #expect(updated)
         s.daemon.process.send(SIGTERM)
         #expect(await s.daemon.process.waitForExit() == 0)
         // …and a third daemon still knows it switched autoconnect off: forgetting turns it back on.
@@ -139,14 +136,11 @@ struct ResilienceTests {
         try await s.waitForInterface()
         _ = try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                     member: "ForgetNetwork", body: [.bytes(Array("CityFree".utf8))])
-        var restored = false
-        for _ in 0..<1000 where !restored {
+        try await s.waiter.until("autoconnect is switched back on", timeout: .seconds(10), context: { String(d3.log.suffix(2000)) }) {
             let updates = try await s.calls(profile).filter { $0.method == "Update" }
-            restored = updates.contains { call in
+            return updates.contains { call in
                 call.args.first?.dictEntries?.first { $0.key == .string("connection") }?.value.varDict?["autoconnect"] == .bool(true)
             }
-            if !restored { try await Task.sleep(for: .milliseconds(10)) }
         }
-        #expect(restored, "autoconnect was not switched back on\n\(d3.log.suffix(2000))")
     }
 }

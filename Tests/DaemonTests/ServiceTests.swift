@@ -11,17 +11,18 @@ import Testing
 /// failure is not just a log line.
 @Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs python3-dbusmock (apt-get install python3-dbusmock)"))
 struct ServiceTests {
-    func parts(_ bus: PrivateBus) throws -> (Connection, NetworkManagerWatcher, Engine) {
+    func parts(_ bus: PrivateBus, state: ScratchDirectory) throws -> (Connection, NetworkManagerWatcher, Engine, AsyncStream<Announcement>) {
         let connection = try bus.connect()
         var configuration = DaemonConfiguration()
-        configuration.stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("svc-\(UUID().uuidString)").path
+        configuration.stateDirectory = state.path
         let log = Logger(label: "test")
         let client = NetworkManagerClient(connection: connection)
         let provisioner = ProfileProvisioner(client: client, log: log)
-        let (_, announcer) = AsyncStream.makeStream(of: Announcement.self)
+        let (announcements, announcer) = AsyncStream.makeStream(of: Announcement.self)
         let engine = Engine(bus: connection, configuration: configuration, log: log, network: NetworkManagerActions(bus: connection, client: client),
                             monitor: nil, provisioner: provisioner, announcements: announcer)
-        return (connection, NetworkManagerWatcher(bus: connection, client: client, engine: engine, provisioner: provisioner, log: log), engine)
+        return (connection, NetworkManagerWatcher(bus: connection, client: client, engine: engine, provisioner: provisioner, log: log), engine,
+                announcements)
     }
 
     @Test func theWatcherFollowsNetworkManagerAndFailsWhenTheBusConnectionEnds() async throws {
@@ -31,11 +32,12 @@ struct ServiceTests {
         defer { nm.stop() }
         let control = try bus.connect()
         _ = try await nm.setUpWiFi(control, accessPoints: [MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01")])
-        let (connection, watcher, engine) = try parts(bus)
+        let state = try ScratchDirectory("svc")
+        let (connection, watcher, engine, announcements) = try parts(bus, state: state)
         let run = Task { try await watcher.run() }
-        // It follows: the Wi-Fi device becomes an interface of the engine.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while await engine.interfaces.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        // It follows: the Wi-Fi device becomes an interface of the engine, which announces it.
+        let added = await firstElement(of: announcements, within: .seconds(10)) { if case .interfaceAdded = $0 { true } else { false } }
+        #expect(added != nil, "the engine announced no interface within 10 s")
         #expect(await engine.interfaces.keys.map(\.rawValue) == ["wlan0"])
         // The bus connection ends: the service fails (the daemon then exits and systemd restarts it).
         await connection.close()

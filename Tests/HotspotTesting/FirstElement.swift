@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The first element of `stream` that satisfies `predicate`, or nil when none came within
+/// `timeout` (the stream's iteration is cancelled then). Woken by the element, not by polling:
+/// the timeout only bounds a wait that fails.
+public func firstElement<Element: Sendable>(of stream: AsyncStream<Element>, within timeout: Duration,
+                                            where predicate: @escaping @Sendable (Element) -> Bool) async -> Element? {
+    let search = Task { () -> Element? in
+        for await element in stream where predicate(element) { return element }
+        return nil
+    }
+    let timer = Task {
+        try? await Task.sleep(for: timeout)
+        search.cancel()
+    }
+    defer { timer.cancel() }
+    return await search.value
+}
