@@ -81,7 +81,9 @@ let package = Package(
         .target(name: "HotspotHelperKit", dependencies: ["DBus", "HotspotCore", "HotspotProtocol"], swiftSettings: strict),
 
         // Test support for the project's own tests: private buses, dbusmock, subprocesses.
-        .target(name: "HotspotTesting", dependencies: ["DBus", "CDBus", "HotspotCore", "HotspotHelperKit", "Connectivity"], path: "Tests/HotspotTesting", swiftSettings: strict),
+        .target(name: "HotspotTesting", dependencies: [
+            "DBus", "CDBus", "HotspotCore", "HotspotHelperKit", "Connectivity", "HotspotDaemon", .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/HotspotTesting", swiftSettings: strict),
 
         .executableTarget(name: "hotspot-example-helper", dependencies: [
             "HotspotHelperKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),

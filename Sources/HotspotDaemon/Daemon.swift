@@ -21,13 +21,17 @@ public enum Daemon {
     /// Runs until `stop` returns (the program passes its ServiceGroup's graceful shutdown on
     /// SIGTERM or SIGINT), a service fails, or the bus goes away. Throws when start-up fails (no
     /// bus, name already taken), with a message saying what to do.
-    public static func run(configuration: DaemonConfiguration, log: Logger,
+    ///
+    /// `busAddress` nil is the system bus (the program); tests that run the daemon in their own
+    /// process pass a private bus's address and `hardenProcess: false` (the hardening is for the
+    /// daemon's own process, not a test runner's).
+    public static func run(configuration: DaemonConfiguration, log: Logger, busAddress: String? = nil, hardenProcess: Bool = true,
                            until stop: @escaping @Sendable () async -> String) async throws {
         for key in configuration.unknownKeys { log.warning("configuration: unknown key \(key) ignored") }
         for warning in configuration.warnings { log.warning("\(warning)") }
-        if let problem = ProcessHardening.apply() { log.warning("\(problem)") }
+        if hardenProcess, let problem = ProcessHardening.apply() { log.warning("\(problem)") }
         let bus: Connection
-        do { bus = try Connection.system() } catch {
+        do { bus = try busAddress.map { try Connection(address: $0) } ?? Connection.system() } catch {
             throw DaemonError("cannot connect to the system bus: \(error). Is dbus running? (DBUS_SYSTEM_BUS_ADDRESS overrides the address)")
         }
         // One thread receives a message, runs the tasks it resumes and sends what they send

@@ -9,11 +9,14 @@ import Testing
 
 /// Every row of the DESIGN §3 table, end to end: mock NetworkManager events in, helpers written
 /// with HotspotHelperKit answering as scripted, state seen through the daemon's properties and
-/// NetworkManager actions through the mock's recorded calls.
+/// NetworkManager actions through the mock's recorded calls. The daemon runs in the test's process
+/// (`DaemonMode.inProcess`): these tests never signal or restart it.
 @Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs python3-dbusmock (apt-get install python3-dbusmock)"))
 struct StateMachineTests {
+    static let mode = DaemonMode.inProcess
+
     @Test func joiningWithAHighConfidenceHelperAuthenticatesThroughIt() async throws {
-        let s = try await Scenario()
+        let s = try await Scenario(mode: Self.mode)
         let (_, script) = try await s.helper("Cafe", script: HelperScript(confidence: .high))
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
@@ -27,7 +30,7 @@ struct StateMachineTests {
     /// Every state the interface passes through is announced, in order, even when the helper
     /// answers at once (announcements carry the record as it was, not as the bus server finds it).
     @Test func everyStateOfAJoinIsAnnouncedInOrder() async throws {
-        let s = try await Scenario()
+        let s = try await Scenario(mode: Self.mode)
         _ = try await s.helper("Cafe", script: HelperScript(confidence: .high))
         let changes = try await s.client.signals(matching: MatchRule(sender: HotspotContract.busName, path: s.interfacePath,
                                                                      interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
@@ -41,7 +44,7 @@ struct StateMachineTests {
     }
 
     @Test func rejoiningANetworkWithACachedHelperGoesStraightToMaintain() async throws {
-        let s = try await Scenario()
+        let s = try await Scenario(mode: Self.mode)
         let (_, script) = try await s.helper("Cafe", script: HelperScript(confidence: .high))
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
@@ -55,7 +58,7 @@ struct StateMachineTests {
     }
 
     @Test func losingConnectivityReturnsToInactiveAndClearsTheHelper() async throws {
-        let s = try await Scenario()
+        let s = try await Scenario(mode: Self.mode)
         _ = try await s.helper("Cafe", script: HelperScript(confidence: .high))
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
@@ -65,7 +68,7 @@ struct StateMachineTests {
     }
 
     @Test func whenNoHelperIsConfidentTheNetworkIsAuthenticatedWithoutOne() async throws {
-        let s = try await Scenario()
+        let s = try await Scenario(mode: Self.mode)
         let (_, script) = try await s.helper("Shy", script: HelperScript(confidence: .none))
         try await s.join("Library", accessPoint: "ap3")
         try await s.waitFor("authenticated")
@@ -74,7 +77,7 @@ struct StateMachineTests {
     }
 
     @Test func uiRequiredEmitsTheSignalAndPresentUIFinishesTheSignIn() async throws {
-        let s = try await Scenario()
+        let s = try await Scenario(mode: Self.mode)
         let ui = try await s.client.signals(matching: MatchRule(sender: HotspotContract.busName, interface: HotspotContract.managerInterface, member: "UIRequired"))
         let (_, script) = try await s.helper("Portal", script: HelperScript(confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success]))
         try await s.join("CityFree", accessPoint: "ap1")
@@ -90,7 +93,7 @@ struct StateMachineTests {
     }
 
     @Test func unsupportedNetworkExcludesTheHelperAndReEvaluatesAmongTheOthers() async throws {
-        let s = try await Scenario()
+        let s = try await Scenario(mode: Self.mode)
         let (_, first) = try await s.helper("First", script: HelperScript(confidence: .high, results: [.authenticate: .unsupportedNetwork]))
         let (_, second) = try await s.helper("Second", script: HelperScript(confidence: .low))
         try await s.join("CityFree", accessPoint: "ap1")
@@ -101,7 +104,7 @@ struct StateMachineTests {
     }
 
     @Test func temporaryFailureDisconnectsButLeavesAutoconnectAlone() async throws {
-        let s = try await Scenario()
+        let s = try await Scenario(mode: Self.mode)
         _ = try await s.helper("Flaky", script: HelperScript(confidence: .high, results: [.authenticate: .temporaryFailure]))
         let profile = try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitForDisconnect()
@@ -111,7 +114,7 @@ struct StateMachineTests {
     }
 
     @Test func failureDisconnectsAndSwitchesAutoconnectOff() async throws {
-        let s = try await Scenario()
+        let s = try await Scenario(mode: Self.mode)
         _ = try await s.helper("Broken", script: HelperScript(confidence: .high, results: [.authenticate: .failure]))
         let profile = try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitForDisconnect()
@@ -128,7 +131,7 @@ struct StateMachineTests {
     }
 
     @Test func theMaintainTimerSendsMaintainAndSuccessReturnsToAuthenticated() async throws {
-        let s = try await Scenario(settings: ["maintain-interval": "0.3"])
+        let s = try await Scenario(settings: ["maintain-interval": "0.3"], mode: Self.mode)
         let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high))
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
@@ -139,7 +142,7 @@ struct StateMachineTests {
     }
 
     @Test func maintainAnsweringAuthenticationRequiredSignsInAgain() async throws {
-        let s = try await Scenario(settings: ["maintain-interval": "0.3"])
+        let s = try await Scenario(settings: ["maintain-interval": "0.3"], mode: Self.mode)
         let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high, results: [.maintain: .authenticationRequired]))
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waiter.until("a second authenticate") { script.received.filter { $0 == .authenticate }.count >= 2 }
@@ -148,7 +151,7 @@ struct StateMachineTests {
     }
 
     @Test func maintainAnsweringAnythingElseReEvaluates() async throws {
-        let s = try await Scenario(settings: ["maintain-interval": "0.3"])
+        let s = try await Scenario(settings: ["maintain-interval": "0.3"], mode: Self.mode)
         let (_, script) = try await s.helper("Keeper", script: HelperScript(confidence: .high, results: [.maintain: .failure]))
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waiter.until("a second evaluate") { script.received.filter { $0 == .evaluate }.count >= 2 }
@@ -157,7 +160,7 @@ struct StateMachineTests {
     }
 
     @Test func logoffByTheChosenHelperSendsLogoffAndDisconnects() async throws {
-        let s = try await Scenario()
+        let s = try await Scenario(mode: Self.mode)
         let (helper, script) = try await s.helper("Leaver", script: HelperScript(confidence: .high))
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
@@ -169,7 +172,7 @@ struct StateMachineTests {
     }
 
     @Test func filterScanListLabelsClaimedNetworksAndNeverPublishesThePassword() async throws {
-        let s = try await Scenario()
+        let s = try await Scenario(mode: Self.mode)
         _ = try await s.helper("Coffee Wi-Fi", script: HelperScript(claims: ["CoffeeShop": "s3cret-passw0rd", "CityFree": nil]))
         var list: [[String: DBusValue]] = []
         // Woken by CommandCompleted: the scan list is annotated when filter-scan-list completes.

@@ -1,14 +1,40 @@
 // SPDX-License-Identifier: Apache-2.0
 import DBus
 import Foundation
+import HotspotDaemon
+import Logging
+import Synchronization
 
-/// `hotspot-helperd` as a subprocess on a private bus, with its own configuration and state
-/// directory, for integration tests and the demo.
+/// Where a scenario's daemon runs.
+public enum DaemonMode: Sendable {
+    /// `hotspot-helperd` as a subprocess (the debug build): its own process, killable and
+    /// restartable, its log its stderr.
+    case subprocess
+    /// `Daemon.run` in a task of the test's own process, on the private bus: no process to start,
+    /// and a debugger or a crash report sees the daemon's frames; its log is captured. Not for
+    /// tests that signal, kill or restart the daemon, nor for the connectivity monitor (its Router
+    /// Advertisement thread outlives a stopped daemon).
+    case inProcess
+}
+
+/// `hotspot-helperd` on a private bus, with its own configuration and state directory, for
+/// integration tests and the demo: as a subprocess or in this process (``DaemonMode``).
 public final class DaemonProcess: Sendable {
-    public let process: ManagedProcess
+    private let subprocess: ManagedProcess?
+    private let inProcess: InProcessDaemon?
     public let stateDirectory: URL
     public let configPath: URL
     public static let busName = "org.freedesktop.NetworkManager.HotspotHelper"
+
+    /// The subprocess. A daemon running in this process has none: asking for it is a mistake in
+    /// the test (choose ``DaemonMode/subprocess`` for tests that signal or kill the daemon).
+    public var process: ManagedProcess {
+        guard let subprocess else { preconditionFailure("this daemon runs in the test's process (DaemonMode.inProcess): it has no process to signal") }
+        return subprocess
+    }
+
+    /// Where this daemon runs.
+    public var mode: DaemonMode { subprocess == nil ? .inProcess : .subprocess }
 
     /// Writes a configuration (`[daemon]` keys such as `command-timeout`), starts the daemon and
     /// waits until it owns its bus name.
@@ -18,7 +44,7 @@ public final class DaemonProcess: Sendable {
     /// probes pointing at a simulator.
     public static func start(on bus: PrivateBus, settings: [String: String] = [:], connectivity: [String: String]? = nil,
                              stateDirectory: URL? = nil, logLevel: String = "debug",
-                             prefix: [String] = []) async throws -> DaemonProcess {
+                             prefix: [String] = [], mode: DaemonMode = .subprocess) async throws -> DaemonProcess {
         let dir = stateDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-state-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let config = dir.deletingLastPathComponent().appendingPathComponent("hotspot-\(UUID().uuidString).conf")
@@ -29,6 +55,11 @@ public final class DaemonProcess: Sendable {
         text += "[connectivity]\n"
         for (k, v) in (connectivity ?? ["enabled": "false"]).sorted(by: { $0.key < $1.key }) { text += "\(k)=\(v)\n" }
         try text.write(to: config, atomically: false, encoding: .utf8)
+        if mode == .inProcess {
+            precondition(prefix.isEmpty, "a daemon in the test's process cannot run under a prefix command")
+            let daemon = try await InProcessDaemon.start(config: config, logLevel: logLevel, bus: bus)
+            return DaemonProcess(subprocess: nil, inProcess: daemon, stateDirectory: dir, configPath: config, ownsStateDirectory: stateDirectory == nil)
+        }
         let daemon = [TestKitPaths.product("hotspot-helperd").path, "--config", config.path, "--log-level", logLevel]
         let command = prefix + daemon
         let p = try ManagedProcess.launch(command[0], Array(command.dropFirst()), environment: bus.environment, name: "hotspot-helperd")
@@ -38,26 +69,111 @@ public final class DaemonProcess: Sendable {
             p.stop()
             throw TestKitError.startFailed("hotspot-helperd did not take its name; its log:\n\(p.output)")
         }
-        return DaemonProcess(process: p, stateDirectory: dir, configPath: config, ownsStateDirectory: stateDirectory == nil)
+        return DaemonProcess(subprocess: p, inProcess: nil, stateDirectory: dir, configPath: config, ownsStateDirectory: stateDirectory == nil)
     }
 
     /// Whether the state directory was made here (and so is removed with the object); a directory
     /// the caller passed in is theirs to keep, for tests that restart the daemon on it.
     let ownsStateDirectory: Bool
 
-    init(process: ManagedProcess, stateDirectory: URL, configPath: URL, ownsStateDirectory: Bool) {
-        self.process = process
+    init(subprocess: ManagedProcess?, inProcess: InProcessDaemon?, stateDirectory: URL, configPath: URL, ownsStateDirectory: Bool) {
+        self.subprocess = subprocess
+        self.inProcess = inProcess
         self.ownsStateDirectory = ownsStateDirectory
         self.stateDirectory = stateDirectory
         self.configPath = configPath
     }
 
     deinit {
-        process.stop()
+        subprocess?.stop()
+        inProcess?.requestStop()
         try? FileManager.default.removeItem(at: configPath)
         if ownsStateDirectory { try? FileManager.default.removeItem(at: stateDirectory) }
     }
 
+    /// Stops the daemon as SIGTERM would and waits until it has (its shutdown ran: profiles
+    /// withdrawn, the state saved, the name released). Returns its exit status: 0, or 1 when
+    /// `Daemon.run` failed (a subprocess's status as it exited; nil if it did not within 10 s).
+    public func stop() async -> Int32? {
+        if let inProcess { return await inProcess.stop() }
+        process.send(SIGTERM)
+        return await process.waitForExit(timeout: .seconds(10))
+    }
+
     /// The daemon's log so far.
-    public var log: String { process.output }
+    public var log: String { subprocess?.output ?? inProcess?.log ?? "" }
+}
+
+/// `Daemon.run` in a task of this process, its log captured.
+final class InProcessDaemon: Sendable {
+    private let captured: LogCapture
+    private let stopRequest: AsyncStream<Void>.Continuation
+    private let running: Task<Int32, Never>
+
+    private init(captured: LogCapture, stopRequest: AsyncStream<Void>.Continuation, running: Task<Int32, Never>) {
+        self.captured = captured
+        self.stopRequest = stopRequest
+        self.running = running
+    }
+
+    static func start(config: URL, logLevel: String, bus: PrivateBus) async throws -> InProcessDaemon {
+        let configuration = try DaemonConfiguration.load(path: config.path)
+        let captured = LogCapture()
+        var log = Logger(label: "hotspot-helperd") { _ in CapturingLogHandler(capture: captured) }
+        log.logLevel = Logger.Level(rawValue: logLevel) ?? .debug
+        let (stops, stopRequest) = AsyncStream.makeStream(of: Void.self)
+        let running = Task { [log] () -> Int32 in
+            do {
+                try await Daemon.run(configuration: configuration, log: log, busAddress: bus.address, hardenProcess: false) {
+                    for await _ in stops { break }
+                    return "the test stopped it"
+                }
+                return 0
+            } catch {
+                log.critical("\(error)")
+                return 1
+            }
+        }
+        let daemon = InProcessDaemon(captured: captured, stopRequest: stopRequest, running: running)
+        do {
+            try await bus.waitForName(DaemonProcess.busName)
+        } catch {
+            daemon.requestStop()
+            throw TestKitError.startFailed("the in-process daemon did not take its name; its log:\n\(captured.text)")
+        }
+        return daemon
+    }
+
+    var log: String { captured.text }
+
+    func requestStop() { stopRequest.yield() }
+
+    func stop() async -> Int32 {
+        requestStop()
+        return await running.value
+    }
+}
+
+/// The lines an in-process daemon logged, as its stderr would show them.
+final class LogCapture: Sendable {
+    private let lines = Mutex("")
+    var text: String { lines.withLock { $0 } }
+    func append(_ line: String) { lines.withLock { $0 += line + "\n" } }
+}
+
+struct CapturingLogHandler: LogHandler {
+    let capture: LogCapture
+    var logLevel: Logger.Level = .debug
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        let tail = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        capture.append("\(event.level) \(event.message)\(tail)")
+    }
 }

@@ -4,8 +4,8 @@ import Foundation
 import HotspotProtocol
 
 /// What every end-to-end scenario is made of (issue 13: one scenario type): a private bus,
-/// python-dbusmock's NetworkManager with one Wi-Fi device and its access points, the daemon as a
-/// subprocess, a client connection, and a ``BusWaiter`` woken by the daemon's and the mock's
+/// python-dbusmock's NetworkManager with one Wi-Fi device and its access points, the daemon (a
+/// subprocess, or in this process: ``DaemonMode``), a client connection, and a ``BusWaiter`` woken by the daemon's and the mock's
 /// signals. Suites add what they need beside it (helpers in this process, a portal simulator)
 /// and get its operations through ``DaemonScenarioParts``.
 public struct DaemonScenario: Sendable, DaemonScenarioParts {
@@ -25,7 +25,7 @@ public struct DaemonScenario: Sendable, DaemonScenarioParts {
     /// (`[daemon]` keys) and `connectivity` (`[connectivity]` keys; nil turns checks and the
     /// built-in helpers off), and waits until it publishes wlan0.
     public init(accessPoints: [MockAccessPoint], settings: [String: String] = [:], connectivity: [String: String]? = nil,
-                stateDirectory: URL? = nil, prefix: [String] = [], bus existing: PrivateBus? = nil,
+                stateDirectory: URL? = nil, prefix: [String] = [], bus existing: PrivateBus? = nil, mode: DaemonMode = .subprocess,
                 beforeDaemon: (DBusMock, Connection) async throws -> Void = { _, _ in }) async throws {
         if let existing { bus = existing } else { bus = try await PrivateBus() }
         nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
@@ -33,7 +33,8 @@ public struct DaemonScenario: Sendable, DaemonScenarioParts {
         waiter = try await BusWaiter.daemonAndNetworkManager(client)
         try await beforeDaemon(nm, client)
         device = try await nm.setUpWiFi(client, accessPoints: accessPoints)
-        daemon = try await DaemonProcess.start(on: bus, settings: settings, connectivity: connectivity, stateDirectory: stateDirectory, prefix: prefix)
+        daemon = try await DaemonProcess.start(on: bus, settings: settings, connectivity: connectivity, stateDirectory: stateDirectory, prefix: prefix,
+                                               mode: mode)
         try await waitForInterface()
     }
 }
