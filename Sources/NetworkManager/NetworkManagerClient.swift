@@ -76,15 +76,15 @@ public actor NetworkManagerClient {
     private var inputs: AsyncStream<Input>.Continuation?
     private var tasks: [Task<Void, Never>] = []
     private var signalTasks: [Task<Void, Never>] = []
-    private var epoch: UInt64 = 0
-    private var owner: BusName?
+    var epoch: UInt64 = 0
+    var owner: BusName?
     private var reportedAvailability: Bool?
     /// The connectivity-check setting last reported (`.connectivityCheckChanged`); `.none` before
     /// the first report.
-    private var reportedCheck: ConnectivityCheckSettings?? = .none
+    var reportedCheck: ConnectivityCheckSettings?? = .none
     /// True from the snapshot until the signals buffered during it have been applied.
-    private var reconciling = false
-    private var model = Model()
+    var reconciling = false
+    var model = Model()
     /// Devices whose access-point list changed (a Strength, an access point added or removed) and
     /// is not reported yet. Such changes are applied to the model at once but reported together:
     /// when the inputs queued meanwhile have been handled (a `.flushAccessPoints` queued behind
@@ -168,7 +168,7 @@ public actor NetworkManagerClient {
         events?.finish()
     }
 
-    private func emit(_ event: NetworkManagerEvent) {
+    func emit(_ event: NetworkManagerEvent) {
         events?.yield(event)
     }
 
@@ -578,88 +578,5 @@ public actor NetworkManagerClient {
         default:
             break
         }
-    }
-
-    // MARK: - Primary connection
-
-    private func updatePrimaryConnection() async {
-        let myEpoch = epoch
-        let connectivity = Connectivity(nmValue: UInt32(clamping: model.manager["Connectivity"]?.integer ?? 0))
-        var active: [String: DBusValue]?
-        if let primary = model.manager["PrimaryConnection"] {
-            if let path = primary.nonRootPath {
-                active = try? await properties(path, NetworkManagerNames.activeConnection)
-            }
-        } else {
-            // NetworkManager before 0.9.8 and the mock lack PrimaryConnection: take the active
-            // connection that holds the default route.
-            for path in model.manager["ActiveConnections"]?.objectPaths ?? [] {
-                if let props = try? await properties(path, NetworkManagerNames.activeConnection), props["Default"]?.bool == true {
-                    active = props
-                    break
-                }
-            }
-        }
-        guard epoch == myEpoch else { return }
-        let primary = PrimaryConnection(type: active?["Type"]?.string, device: active?["Devices"]?.objectPaths?.first,
-                                        connectivity: connectivity)
-        guard primary != model.primary else { return }
-        model.primary = primary
-        emit(.primaryConnectionChanged(type: primary.type, device: primary.device, connectivity: primary.connectivity))
-    }
-
-    /// Reports NetworkManager's connectivity-check setting when it differs from the last report.
-    private func reportCheck(_ check: ConnectivityCheckSettings?) {
-        guard reportedCheck != .some(check) else { return }
-        reportedCheck = .some(check)
-        emit(.connectivityCheckChanged(check))
-    }
-
-    // MARK: - Reading
-
-    /// The saved profiles: from the model when NetworkManager keeps it current, else read.
-    private func currentProfiles() async -> Set<ObjectPath>? {
-        if model.followsObjects { return model.objects.profiles }
-        return await listProfiles()
-    }
-
-    /// A profile's settings: held since the last read unless NetworkManager said they changed.
-    private func connectionSettings(_ path: ObjectPath) async -> ConnectionSettings? {
-        if let held = model.settings[path] { return held }
-        guard let owner else { return nil }
-        let myEpoch = epoch
-        guard let settings = try? await call(owner, path, NetworkManagerNames.settingsConnection, "GetSettings").first.flatMap(SettingsCoding.decode)
-        else { return nil }
-        if epoch == myEpoch { model.settings[path] = settings }
-        return settings
-    }
-
-    private func listProfiles() async -> Set<ObjectPath>? {
-        guard let owner else { return nil }
-        guard let reply = try? await call(owner, NetworkManagerNames.settingsPath, NetworkManagerNames.settings, "ListConnections"),
-              let paths = reply.first?.objectPaths else { return nil }
-        return Set(paths)
-    }
-
-    /// The properties of one interface: from the snapshot's `GetManagedObjects` while it is
-    /// being read; then from the model, which signals keep current; otherwise (and while signals
-    /// buffered during the snapshot are applied) `GetAll` from the current owner.
-    private func properties(_ path: ObjectPath, _ interface: InterfaceName) async throws -> [String: DBusValue] {
-        if let cached = model.managedObjects?[path]?[interface.rawValue] { return cached }
-        if !reconciling, let held = model.objects.properties(path, interface) { return held }
-        guard let owner else { throw DBusError.disconnected("NetworkManager is not on the bus") }
-        let myEpoch = epoch
-        let reply = try await call(owner, path, NetworkManagerNames.properties, "GetAll", [.string(interface.rawValue)])
-        guard let props = reply.first?.varDict else {
-            throw NetworkManagerError.malformedReply("GetAll(\(interface)) on \(path) answered \(reply.map(\.signature).joined())")
-        }
-        if epoch == myEpoch { model.objects.read(path, interface, props) }
-        return props
-    }
-
-    private func call(_ destination: BusName, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
-                      _ body: [DBusValue] = []) async throws -> [DBusValue] {
-        try await connection.call(destination: destination, path: path, interface: interface, member: member,
-                                  body: body, timeout: .seconds(10), autoStart: false)
     }
 }

@@ -117,31 +117,16 @@ extension DesktopTests {
             #expect(own.woke <= 1, "the idle daemon's threads switched \(own.woke) times in 5 s\n\(own.log.suffix(3000))")
         }
 
-        /// Starts the release daemon against a NetworkManager with one Wi-Fi device and one
-        /// network in range, waits for it to settle, and counts its threads' context switches
-        /// over 5 quiet seconds.
+        /// Counts the settled release daemon's threads' context switches over 5 quiet seconds.
         static func idleSwitches(environment: [String: String]) async throws -> (woke: Int, log: String) {
-            let bus = try await PrivateBus()
-            let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
-            defer { nm.stop() }
-            let c = try bus.connect()
-            _ = try await nm.setUpWiFi(c, accessPoints: [MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01")])
-            let dir = try DesktopTests.InstallTests.temporaryDirectory("hotspot-release-idle")
-            defer { try? FileManager.default.removeItem(at: dir) }
-            let config = dir.appendingPathComponent("hotspot-helperd.conf")
-            try "[daemon]\nstate-dir=\(dir.path)/state\nprofiles-dir=\(dir.path)/profiles\n".write(to: config, atomically: false, encoding: .utf8)
-            let daemon = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.daemon), ["--config", config.path, "--log-level", "debug"],
-                                                   environment: bus.environment.merging(environment) { $1 })
-            defer { daemon.stop() }
-            try await bus.waitForName(HotspotContract.busName.rawValue)
-            // Start-up settles: wlan0 published, its scan list filtered, start-up threads gone.
-            #expect(await daemon.waitForOutput(containing: "scan list of 1 network", timeout: .seconds(20)), "\(daemon.output)")
-            try await Task.sleep(for: .seconds(2))
-            let before = threadSwitches(daemon.pid)
+            let settled = try await SettledReleaseDaemon(label: "idle", environment: environment)
+            defer { withExtendedLifetime(settled) {} }
+            try await Task.sleep(for: .seconds(2))  // start-up threads gone
+            let before = threadSwitches(settled.daemon.pid)
             try await Task.sleep(for: .seconds(5))
-            let after = threadSwitches(daemon.pid)
+            let after = threadSwitches(settled.daemon.pid)
             let woke = after.reduce(0) { $0 + max(0, $1.value.switches - (before[$1.key]?.switches ?? $1.value.switches)) }
-            return (woke, daemon.output)
+            return (woke, settled.daemon.output)
         }
 
         /// Each thread of `pid` (by id): its name and its context switches so far.
@@ -161,20 +146,9 @@ extension DesktopTests {
         /// so the executor's workers sleep through a hundred calls. Were the tasks on the workers,
         /// each call would wake one.
         @Test func releaseDaemonHandlesCallsOnItsBusThread() async throws {
-            let bus = try await PrivateBus()
-            let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
-            defer { nm.stop() }
-            let c = try bus.connect()
-            _ = try await nm.setUpWiFi(c, accessPoints: [MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01")])
-            let dir = try DesktopTests.InstallTests.temporaryDirectory("hotspot-release-thread")
-            defer { try? FileManager.default.removeItem(at: dir) }
-            let config = dir.appendingPathComponent("hotspot-helperd.conf")
-            try "[daemon]\nstate-dir=\(dir.path)/state\nprofiles-dir=\(dir.path)/profiles\n".write(to: config, atomically: false, encoding: .utf8)
-            let daemon = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.daemon), ["--config", config.path, "--log-level", "debug"],
-                                                   environment: bus.environment)
-            defer { daemon.stop() }
-            try await bus.waitForName(HotspotContract.busName.rawValue)
-            #expect(await daemon.waitForOutput(containing: "scan list of 1 network", timeout: .seconds(20)), "\(daemon.output)")
+            let settled = try await SettledReleaseDaemon(label: "thread")
+            defer { withExtendedLifetime(settled) {} }
+            let (c, daemon) = (settled.client, settled.daemon)
             try await Task.sleep(for: .seconds(1))
             let before = Self.threadSwitches(daemon.pid)
             for i in 0..<100 {
@@ -200,20 +174,9 @@ extension DesktopTests {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: ReleaseBuild.program(ReleaseBuild.binary)))
             #expect(bytes.range(of: Data("\"soname\":[\"libcurl.so.4\"]".utf8)) != nil, "no .note.dlopen naming libcurl.so.4")
 
-            let bus = try await PrivateBus()
-            let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
-            defer { nm.stop() }
-            let c = try bus.connect()
-            _ = try await nm.setUpWiFi(c, accessPoints: [MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01")])
-            let dir = try DesktopTests.InstallTests.temporaryDirectory("hotspot-release-lazy")
-            defer { try? FileManager.default.removeItem(at: dir) }
-            let config = dir.appendingPathComponent("hotspot-helperd.conf")
-            try "[daemon]\nstate-dir=\(dir.path)/state\nprofiles-dir=\(dir.path)/profiles\n".write(to: config, atomically: false, encoding: .utf8)
-            let daemon = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.daemon), ["--config", config.path, "--log-level", "debug"],
-                                                   environment: bus.environment)
-            defer { daemon.stop() }
-            try await bus.waitForName(HotspotContract.busName.rawValue)
-            #expect(await daemon.waitForOutput(containing: "scan list of 1 network", timeout: .seconds(20)), "\(daemon.output)")
+            let settled = try await SettledReleaseDaemon(label: "lazy")
+            defer { withExtendedLifetime(settled) {} }
+            let daemon = settled.daemon
             // cat, not String(contentsOfFile:): a /proc file has no size, and that read stops short.
             let maps = try await ManagedProcess.run("/bin/cat", ["/proc/\(daemon.pid)/maps"], timeout: .seconds(10)).stdout
             #expect(maps.contains("libdbus-1.so"), "the maps are read: \(maps.prefix(2000))")
@@ -247,5 +210,38 @@ extension DesktopTests {
             let refused = findings.filter { $0.kind == "E" || $0.kind == "W" || $0.tag.contains("hardening") || $0.tag.contains("copyright") }
             #expect(refused.isEmpty, "\(refused.map { "\($0.kind): \($0.tag)" })\n\(r.stdout)")
         }
+    }
+}
+
+/// The release daemon against a NetworkManager with one Wi-Fi device and one network in range,
+/// settled (wlan0 published, its scan list filtered), with the shipped defaults in a scratch
+/// directory; everything stops and goes with the object.
+final class SettledReleaseDaemon {
+    let bus: PrivateBus
+    let nm: DBusMock
+    let client: Connection
+    let directory: URL
+    let daemon: ManagedProcess
+
+    init(label: String, environment: [String: String] = [:]) async throws {
+        bus = try await PrivateBus()
+        nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+        client = try bus.connect()
+        _ = try await nm.setUpWiFi(client, accessPoints: [MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01")])
+        directory = try DesktopTests.InstallTests.temporaryDirectory("hotspot-release-\(label)")
+        let config = directory.appendingPathComponent("hotspot-helperd.conf")
+        try "[daemon]\nstate-dir=\(directory.path)/state\nprofiles-dir=\(directory.path)/profiles\n".write(to: config, atomically: false, encoding: .utf8)
+        daemon = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.daemon), ["--config", config.path, "--log-level", "debug"],
+                                           environment: bus.environment.merging(environment) { $1 })
+        try await bus.waitForName(HotspotContract.busName.rawValue)
+        guard await daemon.waitForOutput(containing: "scan list of 1 network", timeout: .seconds(20)) else {
+            throw TestKitError.startFailed("the release daemon did not settle (no filtered scan list within 20 s):\n\(daemon.output)")
+        }
+    }
+
+    deinit {
+        daemon.stop()
+        nm.stop()
+        try? FileManager.default.removeItem(at: directory)
     }
 }
