@@ -86,26 +86,19 @@ FORWARD(curl, CURLUcode, curl_url_get, CURLUE_OUT_OF_MEMORY, (CURLU *u, CURLUPar
 // one 64-bit integer-class value, which the LP64 calling conventions of Linux pass in the same
 // register whether the callee is variadic or not; it is read as such and passed on unchanged.
 _Static_assert(sizeof(long) == sizeof(void *) && sizeof(curl_off_t) == sizeof(void *), "an LP64 platform");
-CURLcode curl_easy_setopt(CURL *h, CURLoption option, ...) {
-    static CURLcode (*volatile real)(CURL *, CURLoption, ...);
-    if (!real) real = (CURLcode(*)(CURL *, CURLoption, ...))curl_symbol("curl_easy_setopt");
-    if (!real) return CURLE_FAILED_INIT;
-    va_list ap;
-    va_start(ap, option);
-    intptr_t value = va_arg(ap, intptr_t);
-    va_end(ap);
-    return real(h, option, value);
-}
-CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...) {
-    static CURLcode (*volatile real)(CURL *, CURLINFO, ...);
-    if (!real) real = (CURLcode(*)(CURL *, CURLINFO, ...))curl_symbol("curl_easy_getinfo");
-    if (!real) return CURLE_FAILED_INIT;
-    va_list ap;
-    va_start(ap, info);
-    void *out = va_arg(ap, void *);
-    va_end(ap);
-    return real(h, info, out);
-}
+#define FORWARD_ONE_VARIADIC(name, selector)                                   \
+    CURLcode name(CURL *h, selector which, ...) {                              \
+        static CURLcode (*volatile real)(CURL *, selector, ...);               \
+        if (!real) real = (CURLcode(*)(CURL *, selector, ...))curl_symbol(#name); \
+        if (!real) return CURLE_FAILED_INIT;                                   \
+        va_list ap;                                                            \
+        va_start(ap, which);                                                   \
+        intptr_t value = va_arg(ap, intptr_t);                                 \
+        va_end(ap);                                                            \
+        return real(h, which, value);                                          \
+    }
+FORWARD_ONE_VARIADIC(curl_easy_setopt, CURLoption)
+FORWARD_ONE_VARIADIC(curl_easy_getinfo, CURLINFO)
 
 // The ELF dlopen note (https://systemd.io/ELF_DLOPEN_METADATA/): which libraries this binary
 // opens at run time, for packaging tools that read dependencies from the binary.
