@@ -134,14 +134,17 @@ import Testing
         let start = ContinuousClock.now
         guard case .failure(let e) = await DHCPInform.ask(q) else { Issue.record("a stopped server answered"); return }
         #expect(e.description.contains("no DHCPACK"), "\(e)")
-        #expect(ContinuousClock.now - start < .seconds(3))
+        // It ends (the 600 ms timeout), rather than waiting for an answer that never comes; the
+        // bound is loose because a loaded 2-core CI machine once took 4.1 s, and speed is not the point.
+        #expect(ContinuousClock.now - start < .seconds(30))
         let http = try DHCPStandIn(uri: "http://portal.test/api")
         defer { http.stop() }
         q.serverPort = http.port
-        q.timeout = .seconds(2)
+        q.timeout = .seconds(30)
         let asked = ContinuousClock.now
         guard case .failure(let e2) = await DHCPInform.ask(q) else { Issue.record("an http URI was accepted"); return }
         #expect(e2.description.contains("not https"), "\(e2)")
-        #expect(ContinuousClock.now - asked < .seconds(1), "a valid DHCPACK with a bad URI ends the exchange at once")
+        // Waiting for a better answer would take the whole 30 s timeout.
+        #expect(ContinuousClock.now - asked < .seconds(15), "a valid DHCPACK with a bad URI ends the exchange at once")
     }
 }

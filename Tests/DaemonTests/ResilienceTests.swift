@@ -63,7 +63,8 @@ struct ResilienceTests {
         try await s.waitFor("authenticated", timeout: .seconds(5))
         let reacted = ContinuousClock.now - killed
         #expect(try await s.property("Helper") == .string("Survivor"))
-        #expect(reacted < .seconds(1), "the daemon took \(reacted) to move on (the command deadline is 30 s)")
+        // The helper leaving the bus ends its command at once; waiting would take the 30 s deadline.
+        #expect(reacted < .seconds(10), "the daemon took \(reacted) to move on (the command deadline is 30 s)")
         #expect(survivor.received.contains(.authenticate))
         // Still serving.
         #expect(try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,

@@ -321,7 +321,8 @@ struct ClientTests {
         #expect(device.path == wlan)
         let (_, list) = try await log.next("access points after restart") { $0.accessPoints.flatMap { $0.1.isEmpty ? nil : $0 } }
         #expect(list.map(\.ssid) == [bytes("Station")])
-        #expect(ContinuousClock.now - restarted < .seconds(1), "rebuilt within a second of NetworkManager's return")
+        // NameOwnerChanged rebuilds it at once; the loose bound keeps a loaded CI machine from failing it.
+        #expect(ContinuousClock.now - restarted < .seconds(10), "rebuilt soon after NetworkManager's return")
         await client.stop()
     }
 
