@@ -88,22 +88,29 @@ extension NetworkManagerClient {
     }
 
     /// The properties of the device's IP4Config and (with `ipv6`) IP6Config objects, nil for one
-    /// it has not.
-    /// GetAll rather than Get on the device: a device without the property (old NetworkManager,
-    /// the mock) then reads as "no configuration" instead of failing.
-    private nonisolated func ipConfigurations(device: ObjectPath, ipv6: Bool) async throws -> (v4: [String: DBusValue]?, v6: [String: DBusValue]?) {
-        let reply = try await nmCall(device, NetworkManagerNames.properties, "GetAll", [.string(NetworkManagerNames.device.rawValue)])
-        let properties = reply.first?.varDict ?? [:]
+    /// it has not. From the live model, which follows the device and its IP configurations through
+    /// `InterfacesAdded` and `PropertiesChanged` (issue 13: a connectivity check needs no reads);
+    /// read with GetAll only when the model does not hold them. A device without the property
+    /// (old NetworkManager, the mock) reads as "no configuration" instead of failing.
+    private func ipConfigurations(device: ObjectPath, ipv6: Bool) async throws -> (v4: [String: DBusValue]?, v6: [String: DBusValue]?) {
+        let deviceProperties = try await current(device, NetworkManagerNames.device)
         func read(_ slot: String, _ interface: InterfaceName) async throws -> [String: DBusValue]? {
-            guard let path = properties[slot]?.nonRootPath else { return nil }
-            let all = try await nmCall(path, NetworkManagerNames.properties, "GetAll", [.string(interface.rawValue)])
-            guard let props = all.first?.varDict else {
-                throw NetworkManagerError.malformedReply("GetAll(\(interface.rawValue)) on \(path) answered \(all.map(\.signature).joined())")
-            }
-            return props
+            guard let path = deviceProperties[slot]?.nonRootPath else { return nil }
+            return try await current(path, interface)
         }
         let v4 = try await read("Ip4Config", NetworkManagerNames.ip4Config)
         return (v4, ipv6 ? try await read("Ip6Config", NetworkManagerNames.ip6Config) : nil)
+    }
+
+    /// An object's properties from the live model while the client follows NetworkManager; read
+    /// directly when it does not (not started, or between owners).
+    private func current(_ path: ObjectPath, _ interface: InterfaceName) async throws -> [String: DBusValue] {
+        if owner != nil { return try await properties(path, interface) }
+        let reply = try await nmCall(path, NetworkManagerNames.properties, "GetAll", [.string(interface.rawValue)])
+        guard let props = reply.first?.varDict else {
+            throw NetworkManagerError.malformedReply("GetAll(\(interface.rawValue)) on \(path) answered \(reply.map(\.signature).joined())")
+        }
+        return props
     }
 
     /// IP6Config's `Nameservers` (aay, 16 bytes each) as text. Link-local servers are left out:

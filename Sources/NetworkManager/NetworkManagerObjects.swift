@@ -2,7 +2,8 @@
 import DBus
 
 /// NetworkManager's objects as NetworkManager last announced them: the properties of the
-/// interfaces the client follows (devices, their Wi-Fi side, active connections) and which
+/// interfaces the client follows (devices, their Wi-Fi side, active connections, IP
+/// configurations) and which
 /// saved profiles exist. Pure: fed with the snapshot (`GetManagedObjects`), `InterfacesAdded`,
 /// `InterfacesRemoved` and `PropertiesChanged`, so a join is read from memory instead of with
 /// `GetAll` round trips (issue 13 item 4). Access points are kept by the client's own access-point
@@ -11,6 +12,7 @@ struct NetworkManagerObjects: Sendable {
     /// The interfaces whose properties are kept.
     static let followed: Set<String> = [
         NetworkManagerNames.device.rawValue, NetworkManagerNames.wireless.rawValue, NetworkManagerNames.activeConnection.rawValue,
+        NetworkManagerNames.ip4Config.rawValue, NetworkManagerNames.ip6Config.rawValue,
     ]
 
     private(set) var properties: [ObjectPath: [String: [String: DBusValue]]] = [:]

@@ -66,6 +66,44 @@ struct JoinWithoutReadsTests {
         #expect(!third.autoconnect, "the update switched autoconnect off")
         await client.stop()
     }
+
+    /// A connectivity check's DNS servers come from the model too: the device's `Ip4Config` and
+    /// the IP4Config object are followed through PropertiesChanged, so a changed server list is
+    /// seen without reading it again.
+    @Test func dnsServersComeFromTheModelAndFollowItsChanges() async throws {
+        let nm = try await MockNetworkManager()
+        let wlan = try await nm.addWiFiDevice("wlan0", state: 100)
+        let config: ObjectPath = "/org/freedesktop/NetworkManager/IP4Config/1"
+        let ip4 = "org.freedesktop.NetworkManager.IP4Config"
+        try await nm.nm("AddObject", [
+            .string(config.rawValue), .string(ip4),
+            .varDict(["AddressData": .varDicts([["address": .string("192.168.7.23"), "prefix": .uint32(24)]]),
+                      "NameserverData": .varDicts([["address": .string("192.168.7.1")]])]),
+            .array(element: .structure([.string, .string, .string, .string]), []),
+        ])
+        try await nm.addProperty(wlan, interface: "org.freedesktop.NetworkManager.Device", "Ip4Config", .objectPath(config))
+        let monitor = try await BusMonitor.start(on: nm.bus)
+        defer { monitor.stop() }
+        let (client, log) = try await ClientTests().startClient(nm)
+        _ = try await log.next("snapshotComplete") { $0.isSnapshotComplete ? true : nil }
+        let me = client.connection.uniqueName
+        #expect(try await client.dnsServers(device: wlan) == ["192.168.7.1"])
+        try await monitor.catchUp(nm.control)
+        let before = monitor.calls(from: me).map(\.member).filter { Self.reads.contains($0) }
+
+        try await nm.updateProperties(config, interface: ip4, ["NameserverData": .varDicts([["address": .string("10.0.0.53")]])])
+        var servers: [String] = []
+        for _ in 0..<500 {  // the change reaches the client's model through its signal queue
+            servers = try await client.dnsServers(device: wlan)
+            if servers == ["10.0.0.53"] { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(servers == ["10.0.0.53"], "the changed NameserverData was not seen")
+        try await monitor.catchUp(nm.control)
+        let after = monitor.calls(from: me).map(\.member).filter { Self.reads.contains($0) }
+        #expect(after == before, "reading DNS servers read NetworkManager again: \(after.dropFirst(before.count))")
+        await client.stop()
+    }
 }
 
 /// NetworkManager's own connectivity-check setting comes from the manager properties the client
