@@ -299,7 +299,7 @@ struct ClientTests {
         await client.stop()
     }
 
-    @Test func networkManagerRestartDropsEverythingAndRebuildsWithinASecond() async throws {
+    @Test func networkManagerRestartDropsEverythingAndRebuildsPromptly() async throws {
         let nm = try await MockNetworkManager()
         func populate() async throws -> ObjectPath {
             let wlan = try await nm.addWiFiDevice("wlan0")
