@@ -129,8 +129,13 @@ struct Storm {
             let t0 = ContinuousClock.now
             try await call(rig, "StormSentinel", [.string("/org/freedesktop/NetworkManager/AccessPoint/s\(d)_0"), .byte(strength)])
             let want = Double(strength) / 100
-            let seen = try await rig.waitUntil(timeout: .seconds(30), every: .milliseconds(1)) {
-                try await rig.scanList(path).contains { $0["bssid"]?.string == bssid && $0["strength"]?.double == want }
+            let seen: Bool
+            do {
+                seen = try await rig.waitUntil(timeout: .seconds(30), every: .milliseconds(1)) {
+                    try await rig.scanList(path).contains { $0["bssid"]?.string == bssid && $0["strength"]?.double == want }
+                }
+            } catch {
+                throw StressError("reading wlan\(d)'s scan list failed: \(error)\n--- the daemon's log (warnings and errors) ---\n\(daemon.log.suffix(3000))")
             }
             return seen ? milliseconds(.now - t0) : nil
         }

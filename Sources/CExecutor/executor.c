@@ -18,6 +18,7 @@ static int heap_count, heap_capacity, worker_count;
 static void (*runner)(void *);
 static void (*host)(void *context, void *job);  // see hh_executor_set_host
 static void *host_context;
+static int started;  // the workers run (hh_executor_start succeeded)
 
 long long hh_executor_now(void) {
     struct timespec t;
@@ -46,10 +47,16 @@ void hh_executor_enqueue(void *job) {
     if (to) to(context, job);
 }
 
+void hh_executor_enqueue_on_workers(void *job) {
+    pthread_mutex_lock(&lock);
+    push(job);
+    pthread_mutex_unlock(&lock);
+}
+
 int hh_executor_set_host(void (*enqueue)(void *context, void *job), void *context) {
     pthread_mutex_lock(&lock);
     int rc = 0;
-    if (!runner || (enqueue && host)) rc = -1;
+    if (!started || (enqueue && host)) rc = -1;
     else { host = enqueue; host_context = enqueue ? context : NULL; }
     pthread_mutex_unlock(&lock);
     return rc;
@@ -158,8 +165,12 @@ int hh_executor_start(int workers, void (*run)(void *)) {
     int rc = spawn(time_out);
     if (rc) return rc;
     for (int i = 0; i < workers; i++) {
-        if ((rc = spawn(work))) return worker_count ? 0 : rc;
+        if ((rc = spawn(work))) break;
         worker_count++;
     }
+    if (!worker_count) return rc;
+    pthread_mutex_lock(&lock);
+    started = 1;
+    pthread_mutex_unlock(&lock);
     return 0;
 }

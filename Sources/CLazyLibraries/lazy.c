@@ -2,7 +2,7 @@
 // See include/CLazyLibraries.h. Every definition below has the prototype libcurl's own header
 // declares (the header is included, so the compiler checks it) and hidden visibility, so
 // libcurl never binds to these instead of its own functions. The C library's headers come first,
-// so only the two libraries' declarations fall under the pragma.
+// so only libcurl's declarations fall under the pragma.
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
@@ -16,6 +16,9 @@
 #include <sys/types.h>
 #include <time.h>
 #pragma GCC visibility push(hidden)
+// curl.h may turn curl_easy_setopt and curl_easy_getinfo into type-checking macros (its
+// typecheck-gcc.h); the forwarders below define those names, so the macros are kept out.
+#define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
 #pragma GCC visibility pop
 #include "CLazyLibraries.h"
@@ -104,8 +107,9 @@ FORWARD_ONE_VARIADIC(curl_easy_getinfo, CURLINFO)
 // opens at run time, for packaging tools that read dependencies from the binary.
 #define DLOPEN_NOTE_JSON \
     "[{\"feature\":\"http\",\"description\":\"connectivity checks, WISPr and portal sign-in\",\"priority\":\"required\",\"soname\":[\"libcurl.so.4\"]}]"
+// n_descsz is the JSON's size with its NUL; the descriptor is padded to 4 bytes after it.
 __attribute__((used, section(".note.dlopen"), aligned(4))) static const struct {
     uint32_t name_size, description_size, type;
     char name[4];
     char description[(sizeof(DLOPEN_NOTE_JSON) + 3) & ~3];
-} dlopen_note = {4, (sizeof(DLOPEN_NOTE_JSON) + 3) & ~3, 0x407c0c0a, "FDO", DLOPEN_NOTE_JSON};
+} dlopen_note = {4, sizeof(DLOPEN_NOTE_JSON), 0x407c0c0a, "FDO", DLOPEN_NOTE_JSON};

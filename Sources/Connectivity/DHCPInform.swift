@@ -181,6 +181,7 @@ extension DHCPInform {
     /// ignored, malformed ones with ours are remembered as the reason if nothing valid follows.
     public static func ask(_ query: DHCPInformQuery) async -> Result<Answer, ExchangeError> {
         await DetachedThread.run(name: "hotspot-dhcp", stackSize: 256 * 1024) { exchange(query) }
+            ?? .failure(ExchangeError("no thread for the DHCP exchange (pthread_create failed: the system is out of threads or memory)"))
     }
 
     static func errno_() -> String { String(cString: strerror(errno)) }

@@ -39,12 +39,13 @@ public enum DetachedThread {
         return true
     }
 
-    /// Runs `body` on a thread of its own and returns its result; when no thread can be made,
-    /// runs it on the caller's thread (late rather than never).
-    public static func run<T: Sendable>(name: String, stackSize: Int = 512 * 1024, _ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
+    /// Runs `body` on a thread of its own and returns its result, or nil, running nothing, when
+    /// no thread could be made (the caller fails its work with that reason rather than block the
+    /// thread it was called on).
+    public static func run<T: Sendable>(name: String, stackSize: Int = 512 * 1024, _ body: @escaping @Sendable () -> T) async -> T? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
             if !start(name: name, stackSize: stackSize, { continuation.resume(returning: body()) }) {
-                continuation.resume(returning: body())
+                continuation.resume(returning: nil)
             }
         }
     }

@@ -50,6 +50,8 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
     }
 
     private let queue = Mutex(Queue())
+    /// How long queued jobs may run before the thread reads the socket again.
+    static let jobBudget = Duration.milliseconds(5)
     private let threadID = Atomic<UInt>(0)
     /// A self-pipe: enqueue() writes a byte to wake a thread sleeping in poll().
     private let wakeFD: Int32
@@ -115,18 +117,24 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
     /// false when that executor is not the one in use or another thread already hosts its jobs.
     ///
     /// What runs on the hosting thread must not block: blocking work (file syncs, network
-    /// exchanges) goes to threads of its own. The thread is kept alive for the rest of the
-    /// process (a job may still be on its way to it when the connection goes).
+    /// exchanges) goes to threads of its own. This object is kept for the rest of the process (a
+    /// job may still be on its way to it after its thread ended; it then goes to the workers).
     func hostGlobalJobs() -> Bool {
+        let claimed = queue.withLock { q -> Bool in
+            guard !q.stopping, !q.exited, !q.hosting else { return false }
+            q.hosting = true
+            return true
+        }
+        guard claimed else { return false }
         let context = Unmanaged.passRetained(self)  // never released: see above
         let rc = hh_executor_set_host({ context, job in
             Unmanaged<BusThread>.fromOpaque(context!).takeUnretainedValue().enqueueGlobal(job!)
         }, context.toOpaque())
         guard rc == 0 else {
             context.release()
+            queue.withLock { $0.hosting = false }
             return false
         }
-        queue.withLock { $0.hosting = true }
         return true
     }
 
@@ -137,7 +145,7 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
             defer { q.sleeping = false }
             return (true, q.sleeping)
         }
-        if !accepted { hh_executor_enqueue(job) }  // the thread has ended: the workers run it
+        if !accepted { hh_executor_enqueue_on_workers(job) }  // the thread has ended: the workers run it
         if wake { signalWake() }
     }
 
@@ -169,14 +177,28 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
         let me = asUnownedSerialExecutor()
         var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), pollfd(fd: -1, events: 0, revents: 0)]
         while true {
-            // Run what is queued, a bounded batch at a time so I/O is never starved.
-            let (jobs, stopping) = queue.withLock { q -> ([Job], Bool) in
-                let batch = q.jobs
-                q.jobs.removeAll(keepingCapacity: true)
-                return (batch, q.stopping)
+            // Run what is queued, and what those jobs queue in turn, before reading more: work
+            // already received goes first, so a burst of signals waits in the socket (and the
+            // bus) rather than piling up in memory faster than it is handled — with the daemon's
+            // tasks on this thread (hostGlobalJobs), reading on after every batch let a 5,000-signal
+            // burst overflow the NetworkManager client's intake. A time budget keeps I/O (replies,
+            // deadlines) from being starved by jobs that keep queueing jobs.
+            let budget = ContinuousClock.now + Self.jobBudget
+            var ranAny = false
+            var stopping = false
+            while true {
+                let (jobs, stop) = queue.withLock { q -> ([Job], Bool) in
+                    let batch = q.jobs
+                    q.jobs.removeAll(keepingCapacity: true)
+                    return (batch, q.stopping)
+                }
+                stopping = stop
+                run(jobs, on: me)
+                if jobs.isEmpty { break }
+                ranAny = true
+                if ContinuousClock.now >= budget { break }
             }
-            run(jobs, on: me)
-            if stopping && jobs.isEmpty { break }
+            if stopping && !ranAny { break }
 
             let plan = client?.pollPlan() ?? PollPlan(fd: -1, events: 0, timeout: -1)
             fds[1] = pollfd(fd: plan.fd, events: plan.events, revents: 0)

@@ -35,7 +35,8 @@ public enum Daemon {
             throw DaemonError("cannot connect to the system bus: \(error). Is dbus running? (DBUS_SYSTEM_BUS_ADDRESS overrides the address)")
         }
         // One thread receives a message, runs the tasks it resumes and sends what they send
-        // (docs/ARCHITECTURE.md, "The join's data path"). Blocking work has threads of its own.
+        // (docs/ARCHITECTURE.md, "A join, hop by hop"). Blocking work has threads of its own;
+        // the one exception is the rare save that must precede its effects (Engine.handle).
         if !bus.hostGlobalJobs() { log.debug("the daemon's tasks run on the executor's workers, not the bus thread") }
         let client = NetworkManagerClient(connection: bus)
         let actions = NetworkManagerActions(bus: bus, client: client)
@@ -75,10 +76,12 @@ public enum Daemon {
         defer { stopping.cancel() }
         var failure: (any Error)?
         do { try await group.run() } catch { failure = error }
-        engine.stateWriter.flush()  // a cache change saved behind the engine and not written yet
         await provisioner.withdrawAll(waitingAtMost: .seconds(5))
         if await bus.isConnected { try? await bus.releaseName(HotspotContract.busName) }
         await bus.close()
+        // Last: a cache change handed to a save thread is on disk before the process exits, and
+        // any later one (a timer or a command still finishing) is written at once.
+        engine.stateWriter.close()
         if let failure {
             throw DaemonError("a service failed: \(failure)")
         }

@@ -104,11 +104,15 @@ public actor Engine {
         let effects = core.handle(event, now: now)
         // A changed autoconnect ledger is on disk before anything else is carried out, so
         // NetworkManager never hears of an autoconnect change that a crash right after could make
-        // the daemon forget. A change to the cache alone is saved behind the engine, after the
-        // other effects (a crash in between costs one evaluation).
-        for effect in effects { if case .persist(let state, beforeOtherEffects: true) = effect, persisting { stateWriter.saveNow(state) } }
+        // the daemon forget; that save blocks this thread (the bus thread) for its fsync, which is
+        // rare (a failed sign-in, a forgotten network). A change to the cache alone is handed to a
+        // thread of its own and written while the other effects are carried out (a crash before
+        // it lands costs one evaluation). Both happen before the first suspension, so states
+        // reach the writer in the order the core made them.
+        for case .persist(let state, let first) in effects where persisting {
+            if first { stateWriter.saveNow(state) } else { stateWriter.saveSoon(state) }
+        }
         for effect in effects { if case .persist = effect {} else { await execute(effect) } }
-        for effect in effects { if case .persist(let state, beforeOtherEffects: false) = effect, persisting { stateWriter.saveSoon(state) } }
         return effects
     }
 

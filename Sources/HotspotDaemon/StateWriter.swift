@@ -17,9 +17,9 @@ import Synchronization
 final class StateWriter: Sendable {
     private let store: StateFile
     private let log: Logger
-    /// The newest state handed to ``saveSoon(_:)`` and not written yet, and whether a drain task
-    /// is running.
-    private let pending = Mutex<(state: PersistentState?, draining: Bool)>((nil, false))
+    /// The newest state handed to ``saveSoon(_:)`` and not written yet, whether a drain thread
+    /// is running, and whether the writer was closed (then every save is written at once).
+    private let pending = Mutex<(state: PersistentState?, draining: Bool, closed: Bool)>((nil, false, false))
     /// Held while a state is taken and written.
     private let writing = Mutex<Void>(())
 
@@ -37,25 +37,36 @@ final class StateWriter: Sendable {
         }
     }
 
-    /// Writes `state` soon, on another thread; returns at once.
+    /// Writes `state` soon, on another thread; returns at once. After ``close()`` it is written
+    /// at once (the process is about to exit and would cut a thread's save short).
     func saveSoon(_ state: PersistentState) {
-        let start = pending.withLock { p -> Bool in
+        let (start, closed) = pending.withLock { p -> (Bool, Bool) in
+            guard !p.closed else { return (false, true) }
             p.state = state
-            guard !p.draining else { return false }
+            guard !p.draining else { return (false, false) }
             p.draining = true
-            return true
+            return (true, false)
         }
+        if closed { return saveNow(state) }
         guard start else { return }
         // On a thread of its own: the fsync must not hold the bus thread, which runs the
         // daemon's tasks (Connection.hostGlobalJobs()).
-        if !DetachedThread.start(name: "hotspot-save", stackSize: 256 * 1024, { self.drain() }) { drain() }
+        if !DetachedThread.start(name: "hotspot-save", stackSize: 256 * 1024, { self.drain() }) {
+            drain()  // no thread to be had: late in this one rather than never
+        }
     }
 
-    /// Writes what is still waiting, if anything (at shutdown). Returns when it is on disk.
+    /// Writes what is still waiting, if anything. Returns when it is on disk.
     func flush() {
         writing.withLock { _ in
             if let state = pending.withLock({ p -> PersistentState? in defer { p.state = nil }; return p.state }) { write(state) }
         }
+    }
+
+    /// At shutdown, last: writes what is waiting, and from now on writes every save at once.
+    func close() {
+        pending.withLock { $0.closed = true }
+        flush()
     }
 
     private func drain() {

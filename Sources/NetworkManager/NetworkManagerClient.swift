@@ -484,7 +484,12 @@ public actor NetworkManagerClient {
         }
     }
 
+    /// Forgets the properties of access points no device lists. While NetworkManager's objects are
+    /// followed, an access point's properties go with its object instead (`InterfacesRemoved`):
+    /// one that leaves a list and comes back (or is announced before it is listed) is then not
+    /// read again — a read in the middle of a signal burst holds up every signal behind its reply.
     private func dropUnreferencedAccessPoints() {
+        guard !model.followsObjects else { return }
         let referenced = Set(model.devices.values.flatMap(\.accessPoints))
         for path in model.accessPointProperties.keys where !referenced.contains(path) {
             model.accessPointProperties[path] = nil
@@ -506,6 +511,11 @@ public actor NetworkManagerClient {
         case (NetworkManagerNames.objectManager.rawValue, "InterfacesAdded"):
             guard signal.body.count == 2, let path = signal.body[0].objectPath, let interfaces = Self.decodeInterfaces(signal.body[1]) else { return }
             model.objects.added(path, interfaces)
+            // An access point's properties come with its object (NetworkManager announces it before
+            // listing it in AccessPointAdded): kept, so listing it needs no read.
+            if !reconciling, let accessPoint = interfaces[NetworkManagerNames.accessPoint.rawValue] {
+                model.accessPointProperties[path] = accessPoint
+            }
             if reconciling {
                 // Possibly older than the snapshot: read afresh when needed.
                 for name in interfaces.keys { model.objects.forget(path, name) }
@@ -517,6 +527,7 @@ public actor NetworkManagerClient {
             guard signal.body.count == 2, let path = signal.body[0].objectPath, let names = signal.body[1].strings else { return }
             model.objects.removed(path, names)
             if names.contains(NetworkManagerNames.settingsConnection.rawValue) { model.settings[path] = nil }
+            if names.contains(NetworkManagerNames.accessPoint.rawValue) { model.accessPointProperties[path] = nil }
         case (NetworkManagerNames.settingsConnection.rawValue, "Updated"):
             model.settings[signal.path] = nil
         case (NetworkManagerNames.device.rawValue, "StateChanged"):

@@ -17,7 +17,10 @@ import Glibc
 /// work is one kind).
 public enum GlobalExecutor {
     /// Worker threads: the processors, at least 2 (a blocked job must not stall the rest) and at
-    /// most 4 (the daemon's work is small and mostly waits on the bus).
+    /// most 4 (the daemon's work is small and mostly waits on the bus). Once a connection hosts
+    /// the jobs (`Connection.hostGlobalJobs()`, the daemon) they run on its thread and the
+    /// workers idle; what blocks there then stalls everything, so blocking work has threads of
+    /// its own.
     static var workerCount: Int {
         let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         return min(4, max(2, processors))

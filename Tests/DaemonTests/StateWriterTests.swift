@@ -53,4 +53,16 @@ import Testing
             #expect(try stored() == Self.state(100 + round), "round \(round)")
         }
     }
+
+    /// At shutdown the writer is closed last: what waits is written, and a save that comes later
+    /// (a timer or a command still finishing) is written at once, not on a thread the process's
+    /// exit would cut short.
+    @Test func afterCloseASaveIsWrittenAtOnce() throws {
+        writer.saveSoon(Self.state(2))
+        writer.close()
+        #expect(try stored() == Self.state(2))
+        writer.saveSoon(Self.state(7))
+        #expect(try stored() == Self.state(7), "a save after close waited for a thread")
+    }
 }
+

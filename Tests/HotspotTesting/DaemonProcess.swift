@@ -13,7 +13,9 @@ public enum DaemonMode: Sendable {
     /// `Daemon.run` in a task of the test's own process, on the private bus: no process to start,
     /// and a debugger or a crash report sees the daemon's frames; its log is captured. Not for
     /// tests that signal, kill or restart the daemon, nor for the connectivity monitor (its Router
-    /// Advertisement thread outlives a stopped daemon).
+    /// Advertisement thread outlives a stopped daemon). The test process keeps Swift's own
+    /// executor, so the daemon's tasks run on its workers, not on the bus thread as in the
+    /// program (`Connection.hostGlobalJobs()`); the subprocess runs what ships.
     case inProcess
 }
 
@@ -86,9 +88,18 @@ public final class DaemonProcess: Sendable {
 
     deinit {
         subprocess?.stop()
-        inProcess?.requestStop()
-        try? FileManager.default.removeItem(at: configPath)
-        if ownsStateDirectory { try? FileManager.default.removeItem(at: stateDirectory) }
+        let (config, state, owned) = (configPath, stateDirectory, ownsStateDirectory)
+        if let inProcess {
+            // The files go once the daemon has stopped: its last save would make them again.
+            Task.detached {
+                _ = await inProcess.stop()
+                try? FileManager.default.removeItem(at: config)
+                if owned { try? FileManager.default.removeItem(at: state) }
+            }
+            return
+        }
+        try? FileManager.default.removeItem(at: config)
+        if owned { try? FileManager.default.removeItem(at: state) }
     }
 
     /// Stops the daemon as SIGTERM would and waits until it has (its shutdown ran: profiles
@@ -138,7 +149,7 @@ final class InProcessDaemon: Sendable {
         do {
             try await bus.waitForName(DaemonProcess.busName)
         } catch {
-            daemon.requestStop()
+            _ = await daemon.stop()
             throw TestKitError.startFailed("the in-process daemon did not take its name; its log:\n\(captured.text)")
         }
         return daemon

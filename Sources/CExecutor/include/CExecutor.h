@@ -29,3 +29,7 @@ int hh_executor_set_host(void (*enqueue)(void *context, void *job), void *contex
 /// Runs one job handed to a host (see ``hh_executor_set_host``), on the calling thread.
 void hh_executor_run(void *job);
 
+/// Queues `job` for the workers even while a host is set: how a host that has ended gives back
+/// a job that was already on its way to it.
+void hh_executor_enqueue_on_workers(void *job);
+
