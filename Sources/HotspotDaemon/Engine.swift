@@ -44,6 +44,8 @@ public actor Engine {
     let stateWriter: StateWriter
     /// False when the state file must be left untouched (see ``StateFile/restore()``).
     let persisting: Bool
+    /// The generation of the last state handed to ``stateWriter`` (the core's order).
+    private var stateGeneration: UInt64 = 0
     /// NetworkManager's actions (disconnect, autoconnect); nil in tests that need none.
     let network: (any NetworkControl)?
     /// Probes each joined link; nil when connectivity checks are off.
@@ -106,13 +108,17 @@ public actor Engine {
         // NetworkManager never hears of an autoconnect change that a crash right after could make
         // the daemon forget; that save blocks this thread (the bus thread) for its fsync, which is
         // rare (a failed sign-in, a forgotten network). A change to the cache alone is handed to a
-        // thread of its own and written while the other effects are carried out (a crash before
-        // it lands costs one evaluation). Both happen before the first suspension, so states
-        // reach the writer in the order the core made them.
+        // thread of its own after the other effects, so its fsync is not between a helper's
+        // answer and the next command (a crash before it lands costs one evaluation). Each state
+        // gets its generation here, before any suspension, so the writer keeps the core's order
+        // even when another event's save reaches it first.
+        var later: [(PersistentState, UInt64)] = []
         for case .persist(let state, let first) in effects where persisting {
-            if first { stateWriter.saveNow(state) } else { stateWriter.saveSoon(state) }
+            stateGeneration += 1
+            if first { stateWriter.saveNow(state, generation: stateGeneration) } else { later.append((state, stateGeneration)) }
         }
         for effect in effects { if case .persist = effect {} else { await execute(effect) } }
+        for (state, generation) in later { stateWriter.saveSoon(state, generation: generation) }
         return effects
     }
 

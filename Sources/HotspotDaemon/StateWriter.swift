@@ -4,50 +4,60 @@ import HotspotCore
 import Logging
 import Synchronization
 
-/// Writes the core's ``PersistentState`` to the ``StateFile``, in the order the engine hands the
-/// states over, either at once (``saveNow(_:)``: the autoconnect ledger changed and the save must
-/// precede the event's other effects) or behind the engine (``saveSoon(_:)``: only the network
+/// Writes the core's ``PersistentState`` to the ``StateFile``, either at once
+/// (``saveNow(_:generation:)``: the autoconnect ledger changed and the save must precede the
+/// event's other effects) or behind the engine (``saveSoon(_:generation:)``: only the network
 /// cache changed). A save is an fsync'd atomic replace, about half a millisecond on an SSD and far
 /// more on a slow card; behind the engine it no longer sits between a helper's evaluate answer and
-/// its authenticate command (docs/ARCHITECTURE.md, "The join's data path").
+/// its authenticate command (docs/ARCHITECTURE.md, "A join, hop by hop").
 ///
-/// States handed over behind the engine are coalesced: only the newest is written. One lock is
-/// held across taking a state and writing it, so a newer state is never overwritten by an older
-/// one, and ``flush()`` returns only when nothing handed over is left unwritten.
+/// States handed over behind the engine are coalesced: only the newest is written. Each state
+/// carries the generation the engine gave it when the core made it; one lock is held across
+/// taking a state and writing it, and a state older than the one on disk is never written, so a
+/// newer state is never overwritten by an older one whatever order they arrive in, and
+/// ``flush()`` returns only when nothing handed over is left unwritten.
 final class StateWriter: Sendable {
     private let store: StateFile
     private let log: Logger
-    /// The newest state handed to ``saveSoon(_:)`` and not written yet, whether a drain thread
-    /// is running, and whether the writer was closed (then every save is written at once).
-    private let pending = Mutex<(state: PersistentState?, draining: Bool, closed: Bool)>((nil, false, false))
-    /// Held while a state is taken and written.
-    private let writing = Mutex<Void>(())
+    /// The newest state handed to ``saveSoon(_:generation:)`` and not written yet (with its
+    /// generation), whether a drain thread is running, and whether the writer was closed (then
+    /// every save is written at once).
+    private let pending = Mutex<(state: PersistentState?, generation: UInt64, draining: Bool, closed: Bool)>((nil, 0, false, false))
+    /// Held while a state is taken and written; the generation last written.
+    private let writing = Mutex<UInt64>(0)
 
     init(store: StateFile, log: Logger) {
         self.store = store
         self.log = log
     }
 
-    /// Writes `state` now, on the caller's thread. A state handed over earlier and not written
-    /// yet is older and is dropped.
-    func saveNow(_ state: PersistentState) {
-        writing.withLock { _ in
-            pending.withLock { $0.state = nil }
+    /// Writes `state` now, on the caller's thread, unless a newer generation is already on disk.
+    /// A state handed over earlier and not written yet is older and is dropped.
+    func saveNow(_ state: PersistentState, generation: UInt64) {
+        writing.withLock { written in
+            pending.withLock { p in if p.generation <= generation { p.state = nil } }
+            guard generation > written else { return }
             write(state)
+            written = generation
         }
     }
 
-    /// Writes `state` soon, on another thread; returns at once. After ``close()`` it is written
-    /// at once (the process is about to exit and would cut a thread's save short).
-    func saveSoon(_ state: PersistentState) {
+    /// Writes `state` soon, on another thread; returns at once. Generations order the states:
+    /// one older than a state already handed over or written is dropped, so the order the
+    /// states are handed over in does not matter. After ``close()`` it is written at once (the
+    /// process is about to exit and would cut a thread's save short).
+    func saveSoon(_ state: PersistentState, generation: UInt64) {
         let (start, closed) = pending.withLock { p -> (Bool, Bool) in
             guard !p.closed else { return (false, true) }
-            p.state = state
+            if p.state == nil || p.generation < generation {
+                p.state = state
+                p.generation = generation
+            }
             guard !p.draining else { return (false, false) }
             p.draining = true
             return (true, false)
         }
-        if closed { return saveNow(state) }
+        if closed { return saveNow(state, generation: generation) }
         guard start else { return }
         // On a thread of its own: the fsync must not hold the bus thread, which runs the
         // daemon's tasks (Connection.hostGlobalJobs()).
@@ -58,8 +68,15 @@ final class StateWriter: Sendable {
 
     /// Writes what is still waiting, if anything. Returns when it is on disk.
     func flush() {
-        writing.withLock { _ in
-            if let state = pending.withLock({ p -> PersistentState? in defer { p.state = nil }; return p.state }) { write(state) }
+        writing.withLock { written in
+            let next = pending.withLock { p -> (PersistentState, UInt64)? in
+                defer { p.state = nil }
+                return p.state.map { ($0, p.generation) }
+            }
+            if let (state, generation) = next, generation > written {
+                write(state)
+                written = generation
+            }
         }
     }
 
@@ -71,17 +88,20 @@ final class StateWriter: Sendable {
 
     private func drain() {
         while true {
-            let wrote = writing.withLock { _ -> Bool in
-                let next = pending.withLock { p -> PersistentState? in
+            let wrote = writing.withLock { written -> Bool in
+                let next = pending.withLock { p -> (PersistentState, UInt64)? in
                     guard let state = p.state else {
                         p.draining = false
                         return nil
                     }
                     p.state = nil
-                    return state
+                    return (state, p.generation)
                 }
-                guard let next else { return false }
-                write(next)
+                guard let (state, generation) = next else { return false }
+                if generation > written {
+                    write(state)
+                    written = generation
+                }
                 return true
             }
             if !wrote { return }

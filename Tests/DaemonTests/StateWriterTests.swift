@@ -29,13 +29,13 @@ import Testing
     func stored() throws -> PersistentState { try store.loadState().state }
 
     @Test func statesSavedBehindTheEngineAreOnDiskAfterFlushNewestLast() throws {
-        for n in 1...50 { writer.saveSoon(Self.state(n)) }
+        for n in 1...50 { writer.saveSoon(Self.state(n), generation: UInt64(n)) }
         writer.flush()
         #expect(try stored() == Self.state(50))
     }
 
     @Test func aStateSavedBehindTheEngineReachesTheDiskWithoutAFlush() async throws {
-        writer.saveSoon(Self.state(3))
+        writer.saveSoon(Self.state(3), generation: 1)
         var found: PersistentState?
         for _ in 0..<500 {
             found = try? stored()
@@ -47,21 +47,34 @@ import Testing
 
     @Test func aSaveThatMustComeFirstIsNotOverwrittenByAnOlderOne() throws {
         for round in 0..<20 {
-            writer.saveSoon(Self.state(round + 1))
-            writer.saveNow(Self.state(100 + round))
+            let g = UInt64(round * 2)
+            writer.saveSoon(Self.state(round + 1), generation: g + 1)
+            writer.saveNow(Self.state(100 + round), generation: g + 2)
             writer.flush()
             #expect(try stored() == Self.state(100 + round), "round \(round)")
         }
+    }
+
+    /// Generations order the states, not the order they are handed over in: an event whose
+    /// effects took longer may hand its (older) state over after a newer one.
+    @Test func anOlderStateHandedOverLaterIsNotWritten() throws {
+        writer.saveSoon(Self.state(9), generation: 2)
+        writer.saveSoon(Self.state(4), generation: 1)
+        writer.flush()
+        #expect(try stored() == Self.state(9))
+        writer.saveSoon(Self.state(5), generation: 1)
+        writer.flush()
+        #expect(try stored() == Self.state(9), "an older state overwrote the newer one on disk")
     }
 
     /// At shutdown the writer is closed last: what waits is written, and a save that comes later
     /// (a timer or a command still finishing) is written at once, not on a thread the process's
     /// exit would cut short.
     @Test func afterCloseASaveIsWrittenAtOnce() throws {
-        writer.saveSoon(Self.state(2))
+        writer.saveSoon(Self.state(2), generation: 1)
         writer.close()
         #expect(try stored() == Self.state(2))
-        writer.saveSoon(Self.state(7))
+        writer.saveSoon(Self.state(7), generation: 2)
         #expect(try stored() == Self.state(7), "a save after close waited for a thread")
     }
 }
