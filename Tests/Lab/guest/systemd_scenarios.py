@@ -190,6 +190,11 @@ def sandboxed_signin(lab):
     """The click-through sign-in under the shipped sandbox: radios, AP side and NetworkManager come
     up as in the nm group; the installed service, restarted with the lab's configuration, signs
     in through wlan0 and NetworkManager's own check reaches FULL."""
+    # The installed service stays down while the radios and NetworkManager come up: running, it
+    # would provision the lab profiles' networks (Office has a password) as soon as their access
+    # points appear, and NetworkManager would autoconnect wlan0 before the setup sees it
+    # disconnected. It is restarted with the lab's configuration below.
+    run("systemctl", "stop", UNIT, timeout=90)
     setup = os.path.join(os.environ["LAB_DIR"], "guest", "setup.sh")
     p = subprocess.run(["bash", "-c", f'. {setup} && lab_setup || {{ echo "$LAB_SETUP_ERROR"; exit 1; }}'], capture_output=True, text=True,
                        timeout=400)
