@@ -162,8 +162,8 @@ public enum HotspotEffect: Hashable, Sendable {
     /// `beforeOtherEffects` is true when the autoconnect ledger changed: it is the only record
     /// that lets the daemon switch a connection's autoconnect back on, so it must be on disk
     /// before NetworkManager is told to switch it off (or on). A change to the network cache
-    /// alone may be written while the event's other effects are carried out, off the join's
-    /// path: a crash before it lands loses one evaluation, which the next join makes again.
+    /// alone may be written after the event's other effects, off the join's path: a crash
+    /// before it lands loses one evaluation, which the next join makes again.
     case persist(PersistentState, beforeOtherEffects: Bool)
     /// A helper broke the protocol; log it.
     case helperProtocolError(HelperProtocolError)
