@@ -112,16 +112,22 @@ import Testing
         let bus = try await PrivateBus()
         let caller = try bus.connect()
         let callee = try bus.connect()
+        // The callee answers only once the forged replies are out, and the forging starts only
+        // once the call is pending (it reached the callee): no timing is assumed either way.
+        let (started, callArrived) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
         try await callee.export([DBusInterface("org.example.Slow", methods: [
             DBusMethod("Answer", outputs: [DBusArgument("text", "s")]) { _ in
-                try await Task.sleep(for: .milliseconds(700))
+                callArrived.yield()
+                for await _ in released { break }
                 return [.string("real")]
             },
         ])], at: "/slow")
         let call = Task { try await caller.call(callee.uniqueName, "/slow", "org.example.Slow", "Answer") }
-        try await Task.sleep(for: .milliseconds(200))
+        for await _ in started { break }
         // A third connection guesses the serial: replies to every serial the caller may have used.
         try forgeReplies(address: bus.address, to: caller.uniqueName, serials: 1...64)
+        release.yield()
         let reply = try await call.value
         #expect(reply == [.string("real")])
         #expect(await caller.intake.forgedReplies >= 1)

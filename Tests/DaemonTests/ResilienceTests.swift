@@ -99,7 +99,9 @@ struct ResilienceTests {
 
     @Test func theCacheAndTheAutoconnectLedgerSurviveADaemonRestart() async throws {
         let bus = try await PrivateBus()
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-persist-\(UUID().uuidString)")
+        let scratch = try ScratchDirectory("hotspot-persist")
+        defer { withExtendedLifetime(scratch) {} }
+        let state = scratch.appendingPathComponent("state")
         var profile = ""
         do {
             let s = try await Scenario(stateDirectory: state, bus: bus)

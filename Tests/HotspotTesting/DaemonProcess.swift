@@ -49,7 +49,9 @@ public final class DaemonProcess: Sendable {
                              prefix: [String] = [], mode: DaemonMode = .subprocess) async throws -> DaemonProcess {
         let dir = stateDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-state-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        if stateDirectory == nil { ExitCleanup.register(dir) }
         let config = dir.deletingLastPathComponent().appendingPathComponent("hotspot-\(UUID().uuidString).conf")
+        ExitCleanup.register(config)
         var text = "[daemon]\nstate-dir=\(dir.path)\n"
         var daemonSettings = settings
         if connectivity == nil, daemonSettings["builtin-helpers"] == nil { daemonSettings["builtin-helpers"] = "" }
@@ -93,13 +95,13 @@ public final class DaemonProcess: Sendable {
             // The files go once the daemon has stopped: its last save would make them again.
             Task.detached {
                 _ = await inProcess.stop()
-                try? FileManager.default.removeItem(at: config)
-                if owned { try? FileManager.default.removeItem(at: state) }
+                ExitCleanup.remove(config)
+                if owned { ExitCleanup.remove(state) }
             }
             return
         }
-        try? FileManager.default.removeItem(at: config)
-        if owned { try? FileManager.default.removeItem(at: state) }
+        ExitCleanup.remove(config)
+        if owned { ExitCleanup.remove(state) }
     }
 
     /// Stops the daemon as SIGTERM would and waits until it has (its shutdown ran: profiles

@@ -63,6 +63,7 @@ public final class PrivateBus: Sendable {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         socketDirectory = dir
+        ExitCleanup.register(dir)
         process = try ManagedProcess.launch(
             "/usr/bin/dbus-daemon",
             ["--config-file=\(configuration.path)", "--address=unix:dir=\(dir.path)", "--print-address=1", "--nofork", "--nopidfile"],
@@ -71,7 +72,7 @@ public final class PrivateBus: Sendable {
         // failure waits this long.
         guard let line = await process.waitForFirstStdoutLine(timeout: .seconds(30)), line.hasPrefix("unix:") else {
             process.stop()
-            try? FileManager.default.removeItem(at: dir)
+            ExitCleanup.remove(dir)
             throw TestKitError.startFailed("dbus-daemon printed no address; its log:\n\(process.output)")
         }
         address = line
@@ -82,7 +83,7 @@ public final class PrivateBus: Sendable {
     /// Stops the bus (every connection on it sees a disconnect) and removes its socket.
     public func stop() {
         process.stop()
-        try? FileManager.default.removeItem(at: socketDirectory)
+        ExitCleanup.remove(socketDirectory)
     }
 
     /// The environment a child process needs to use this bus as both its system and session bus.

@@ -11,9 +11,10 @@ public final class ScratchDirectory: Sendable {
     public init(_ label: String) throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        ExitCleanup.register(url)
     }
 
     public func appendingPathComponent(_ name: String) -> URL { url.appendingPathComponent(name) }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit { ExitCleanup.remove(url) }
 }
