@@ -23,65 +23,58 @@
 #pragma GCC visibility pop
 #include "CLazyLibraries.h"
 
-struct library {
-    const char *soname;
-    pthread_once_t once;
-    void *handle;
-    char error[512];
-};
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static void *curl_handle;
+static char curl_error[512];
 
-static struct library curl = {"libcurl.so.4", PTHREAD_ONCE_INIT, NULL, ""};
-
-static void open_library(struct library *l, const char *package) {
-    l->handle = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
-    if (!l->handle) {
+static void open_curl(void) {
+    curl_handle = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!curl_handle) {
         const char *why = dlerror();
-        snprintf(l->error, sizeof l->error, "%s could not be loaded (%s); install the %s package", l->soname,
-                 why ? why : "no reason given", package);
+        snprintf(curl_error, sizeof curl_error, "libcurl.so.4 could not be loaded (%s); install the libcurl4 package",
+                 why ? why : "no reason given");
     }
 }
-static void open_curl(void) { open_library(&curl, "libcurl4"); }
 
 static void *curl_symbol(const char *name) {
-    pthread_once(&curl.once, open_curl);
-    return curl.handle ? dlsym(curl.handle, name) : NULL;
+    pthread_once(&curl_once, open_curl);
+    return curl_handle ? dlsym(curl_handle, name) : NULL;
 }
 
-const char *hh_lazy_library_error(const char *function) {
-    struct library *l = strncmp(function, "curl_", 5) == 0 ? &curl : NULL;
-    return l && l->error[0] ? l->error : NULL;
+const char *hh_curl_load_error(void) {
+    pthread_once(&curl_once, open_curl);
+    return curl_error[0] ? curl_error : NULL;
 }
 
 // Each forwarder looks its function up once (a data race on the cached pointer would only look
 // it up again: the pointer is written whole, with the same value).
-#define FORWARD(lib, ret, name, failed, params, args)                         \
+#define FORWARD(ret, name, failed, params, args)                              \
     ret name params {                                                         \
         static ret (*volatile real) params;                                   \
-        if (!real) real = (ret(*) params)lib##_symbol(#name);                 \
+        if (!real) real = (ret(*) params)curl_symbol(#name);                  \
         if (!real) return failed;                                             \
         return real args;                                                     \
     }
-#define FORWARD_VOID(lib, name, params, args)                                 \
+#define FORWARD_VOID(name, params, args)                                      \
     void name params {                                                        \
         static void (*volatile real) params;                                  \
-        if (!real) real = (void(*) params)lib##_symbol(#name);                \
+        if (!real) real = (void(*) params)curl_symbol(#name);                 \
         if (real) real args;                                                  \
     }
 
-// libcurl
-FORWARD(curl, CURLcode, curl_global_init, CURLE_FAILED_INIT, (long flags), (flags))
-FORWARD(curl, CURL *, curl_easy_init, NULL, (void), ())
-FORWARD_VOID(curl, curl_easy_cleanup, (CURL *h), (h))
-FORWARD(curl, CURLcode, curl_easy_perform, CURLE_FAILED_INIT, (CURL *h), (h))
-FORWARD(curl, const char *, curl_easy_strerror, "libcurl could not be loaded", (CURLcode code), (code))
-FORWARD(curl, struct curl_slist *, curl_slist_append, NULL, (struct curl_slist *list, const char *s), (list, s))
-FORWARD_VOID(curl, curl_slist_free_all, (struct curl_slist *list), (list))
-FORWARD_VOID(curl, curl_free, (void *p), (p))
-FORWARD(curl, CURLU *, curl_url, NULL, (void), ())
-FORWARD_VOID(curl, curl_url_cleanup, (CURLU *u), (u))
-FORWARD(curl, CURLUcode, curl_url_set, CURLUE_OUT_OF_MEMORY, (CURLU *u, CURLUPart what, const char *part, unsigned int flags),
+FORWARD(CURLcode, curl_global_init, CURLE_FAILED_INIT, (long flags), (flags))
+FORWARD(CURL *, curl_easy_init, NULL, (void), ())
+FORWARD_VOID(curl_easy_cleanup, (CURL *h), (h))
+FORWARD(CURLcode, curl_easy_perform, CURLE_FAILED_INIT, (CURL *h), (h))
+FORWARD(const char *, curl_easy_strerror, "libcurl could not be loaded", (CURLcode code), (code))
+FORWARD(struct curl_slist *, curl_slist_append, NULL, (struct curl_slist *list, const char *s), (list, s))
+FORWARD_VOID(curl_slist_free_all, (struct curl_slist *list), (list))
+FORWARD_VOID(curl_free, (void *p), (p))
+FORWARD(CURLU *, curl_url, NULL, (void), ())
+FORWARD_VOID(curl_url_cleanup, (CURLU *u), (u))
+FORWARD(CURLUcode, curl_url_set, CURLUE_OUT_OF_MEMORY, (CURLU *u, CURLUPart what, const char *part, unsigned int flags),
         (u, what, part, flags))
-FORWARD(curl, CURLUcode, curl_url_get, CURLUE_OUT_OF_MEMORY, (CURLU *u, CURLUPart what, char **part, unsigned int flags),
+FORWARD(CURLUcode, curl_url_get, CURLUE_OUT_OF_MEMORY, (CURLU *u, CURLUPart what, char **part, unsigned int flags),
         (u, what, part, flags))
 
 // curl_easy_setopt and curl_easy_getinfo are variadic with exactly one argument after the

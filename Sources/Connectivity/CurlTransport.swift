@@ -68,7 +68,7 @@ public enum HTTPTransfer {
 
         guard let h = curl_easy_init() else {
             // libcurl is loaded at its first use (Sources/CLazyLibraries): say why it is missing.
-            let why = hh_lazy_library_error("curl_easy_init").map { String(cString: $0) }
+            let why = hh_curl_load_error().map { String(cString: $0) }
             return .failure(TransferError(.other, why ?? "curl_easy_init failed"))
         }
         defer { curl_easy_cleanup(h) }

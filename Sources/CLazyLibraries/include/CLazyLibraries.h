@@ -13,9 +13,9 @@
  * always adds -lxml2 too (docs/PACKAGING.md).
  *
  * When libcurl cannot be loaded, its functions fail as they do when out of resources (NULL,
- * CURLE_FAILED_INIT) and hh_lazy_library_error() says why. */
+ * CURLE_FAILED_INIT) and hh_curl_load_error() says why. */
 #pragma once
 
-/* Why the library behind `function` (a name such as "curl_easy_init") could not be loaded, or
-   NULL when it was loaded, has not been tried, or is not one this module loads. */
-const char *hh_lazy_library_error(const char *function);
+/* Why libcurl could not be loaded (its soname, dlerror's reason and the package to install), or
+   NULL when it is loaded. */
+const char *hh_curl_load_error(void);
