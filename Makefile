@@ -1,7 +1,7 @@
 # Hotspot Helper for Linux — common tasks. `make help` lists them.
 SWIFT ?= swift
 
-.PHONY: help deps build test bench demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench
+.PHONY: help deps build test bench demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench order-file
 
 help:
 	@echo "make deps    install the Debian packages the build and the tests need (root)"
@@ -19,6 +19,7 @@ help:
 	@echo "make release build hotspot-helper, the one binary behind hotspot-helperd, hotspotctl and hotspot-helper-agent (release, Swift runtime linked in)"
 	@echo "make install install them and every system file (DESTDIR=, PREFIX=/usr; SKIP_BUILD=1 uses BUILT_PRODUCTS as is)"
 	@echo "make deb     build hotspot-helper_VERSION_ARCH.deb from the tree (dpkg-deb; lintian if installed)"
+	@echo "make order-file  measure the code the daemon runs (callgrind; needs valgrind) and rewrite packaging/hotspot-helper.order"
 
 deps:
 	./scripts/install-deps.sh
@@ -113,10 +114,32 @@ BUS_NAME = org.freedesktop.NetworkManager.HotspotHelper
 INSTALL ?= install
 
 # The release binary with the Swift runtime linked statically, so the package needs no Swift
-# toolchain on the target; linked with Debian's hardening flags (-z relro -z now, PIE).
+# toolchain on the target; linked with Debian's hardening flags (-z relro -z now, PIE). For a small
+# resident set (issue 12; docs/PACKAGING.md, "What the daemon keeps in memory"): every function
+# in a section of its own, laid out by lld in the order of ORDER_FILE (the code the daemon runs,
+# idle first: `make order-file` measures it), relative relocations packed (DT_RELR), and no
+# symbols exported (SwiftPM exports every symbol of an executable on Linux; nothing looks them up).
+ORDER_FILE ?= packaging/hotspot-helper.order
 HARDENING_LDFLAGS = -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+LAYOUT_FLAGS = -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xswiftc -use-ld=lld \
+  -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
+  $(if $(ORDER_FILE),-Xlinker --symbol-ordering-file=$(abspath $(ORDER_FILE)) -Xlinker --no-warn-symbol-ordering)
 release:
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH) --product $(MULTICALL) $(HARDENING_LDFLAGS)
+	@# SwiftPM does not know the order file: a newer one must relink.
+	@if [ -n "$(ORDER_FILE)" ] && [ "$(ORDER_FILE)" -nt "$(RELEASE_SCRATCH)/release/$(MULTICALL)" ]; then rm -f "$(RELEASE_SCRATCH)/release/$(MULTICALL)"; fi
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH) --product $(MULTICALL) \
+	  $(HARDENING_LDFLAGS) $(LAYOUT_FLAGS) $(RELEASE_EXTRA_FLAGS)
+
+# The link order: a release build without one and with lld's map, the daemon run under callgrind
+# idle, soaking and joining (Tools/link-order/generate), and ORDER_FILE rewritten. A few minutes.
+ORDER_SCRATCH ?= .build-order
+order-file: deps
+	$(MAKE) --no-print-directory release RELEASE_SCRATCH=$(ORDER_SCRATCH) ORDER_FILE= \
+	  RELEASE_EXTRA_FLAGS="-Xlinker -Map=$(abspath $(ORDER_SCRATCH))/hotspot-helper.map"
+	for p in footprint-benchmark daemon-benchmark hotspot-stress hotspot-portal-sim; do \
+	  $(SWIFT) build -c release --product $$p || exit 1; \
+	done
+	/usr/bin/python3 Tools/link-order/generate $(ORDER_SCRATCH)/release/hotspot-helper $(ORDER_SCRATCH)/hotspot-helper.map packaging/hotspot-helper.order
 
 install: $(if $(SKIP_BUILD),,release)
 	$(INSTALL) -D -m 0755 $(BUILT_PRODUCTS)/$(MULTICALL) $(DESTDIR)$(MULTICALL_PATH)

@@ -44,7 +44,8 @@ let package = Package(
         // Headers only (no pkgConfig, whose -lcurl would make the binary need libcurl to start):
         // CLazyLibraries loads libcurl when first used (issue 12).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // Headers only as well: CLazyLibraries loads libxml2 when first used and gives its include path.
+        .systemLibrary(name: "CXML2", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"])]),
 
         // The typed D-Bus layer: the only module that touches libdbus.
@@ -58,7 +59,7 @@ let package = Package(
 
         // Captive-portal detection, WISPr and RFC 8908 clients on libcurl.
         // libcurl, loaded when first used (an idle daemon does not map it; issue 12).
-        .target(name: "CLazyLibraries", dependencies: ["CCurl"]),
+        .target(name: "CLazyLibraries", dependencies: ["CCurl", "CXML2"]),
         .target(name: "Connectivity", dependencies: ["CCurl", "CLazyLibraries", "CAres", "HotspotCore"], swiftSettings: strict),
 
         // The simulated hotspot: a captive-portal HTTP server with many modes.
@@ -69,7 +70,7 @@ let package = Package(
         .target(name: "HotspotProtocol", dependencies: ["DBus", "HotspotCore"], swiftSettings: strict),
 
         // The built-in helpers (profiles, portal), registered by the daemon like any other helper.
-        .target(name: "BuiltInHelpers", dependencies: ["HotspotHelperKit", "HotspotCore", "Connectivity", "CGLib", "CXML2"], swiftSettings: strict),
+        .target(name: "BuiltInHelpers", dependencies: ["HotspotHelperKit", "HotspotCore", "Connectivity", "CGLib", "CXML2", "CLazyLibraries"], swiftSettings: strict),
 
         // The daemon: wiring core and adapters, the D-Bus API, helpers, persistence, configuration.
         .target(name: "HotspotDaemon", dependencies: [

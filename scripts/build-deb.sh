@@ -28,10 +28,10 @@ if command -v strip >/dev/null; then
     strip --remove-section=.comment --remove-section=.note --strip-unneeded "$ROOT/usr/libexec/hotspot-helper/hotspot-helper"
 fi
 
-# Shared-library dependencies as dpkg-shlibdeps finds them (libdbus-1-3, libglib2.0-0, libxml2,
-# libc6, libstdc++6, libgcc-s1), plus libcurl4, which the binary loads when first used
-# (Sources/CLazyLibraries: dpkg-shlibdeps cannot see it); the list below is the floor.
-SHLIBS="libc6, libdbus-1-3, libglib2.0-0, libcurl4"
+# Shared-library dependencies as dpkg-shlibdeps finds them (libdbus-1-3, libglib2.0-0, libc-ares2,
+# libc6, libstdc++6, libgcc-s1), plus libcurl4 and libxml2, which the binary loads when first used
+# (Sources/CLazyLibraries: dpkg-shlibdeps cannot see them); the list below is the floor.
+SHLIBS="libc6, libdbus-1-3, libglib2.0-0, libcurl4, libxml2"
 if command -v dpkg-shlibdeps >/dev/null; then
     work=$(mktemp -d)
     mkdir -p "$work/debian"
@@ -41,11 +41,16 @@ if command -v dpkg-shlibdeps >/dev/null; then
     if found=$(cd "$work" && dpkg-shlibdeps --ignore-missing-info -O "${binaries[@]}" 2>/dev/null); then
         found=${found#shlibs:Depends=}
         [ -n "$found" ] && SHLIBS="$found"
-        for must in libdbus-1-3 libglib2.0-0 libcurl4; do
+        for must in libdbus-1-3 libglib2.0-0 libcurl4 libxml2; do
             case "$SHLIBS" in *"$must"*) ;; *) SHLIBS="$SHLIBS, $must" ;; esac
         done
     fi
     rm -rf "$work"
+fi
+# Relative relocations are packed (DT_RELR, Makefile): the binary needs glibc 2.36's
+# GLIBC_ABI_DT_RELR, a version dpkg-shlibdeps does not map to a package version.
+if readelf -V "$ROOT/usr/libexec/hotspot-helper/hotspot-helper" 2>/dev/null | grep -q GLIBC_ABI_DT_RELR; then
+    SHLIBS=$(printf '%s' "$SHLIBS" | sed -E 's/libc6 \(>= [0-9.]+\)/libc6 (>= 2.36)/; s/libc6(,|$)/libc6 (>= 2.36)\1/')
 fi
 
 SIZE=$(du -sk --exclude=DEBIAN "$ROOT" | cut -f1)

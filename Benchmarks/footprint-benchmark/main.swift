@@ -16,6 +16,7 @@ var helperCount = 64
 var idleSeconds = 5.0
 var debPath: String?
 var daemonPath: String?
+var inspect: String?
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let a = args.next() {
     switch a {
@@ -24,15 +25,19 @@ while let a = args.next() {
     case "--idle-seconds": idleSeconds = Double(args.next() ?? "") ?? idleSeconds
     case "--deb": debPath = args.next()
     case "--daemon": daemonPath = args.next()
+    case "--inspect": inspect = args.next()
     case "-h", "--help":
         say("""
-            usage: footprint-benchmark [--tsv] [--deb PATH] [--daemon PATH] [--helpers N] [--idle-seconds S]
+            usage: footprint-benchmark [--tsv] [--deb PATH] [--daemon PATH] [--helpers N] [--idle-seconds S] [--inspect COMMAND]
 
             Measures the .deb (default: the newest debian-build/hotspot-helper_*.deb; run `make deb`
             first), its installed size (the control file's Installed-Size), and the daemon it stages
             (default: debian-build/root/usr/libexec/hotspot-helperd): RSS idle and with N helpers
             (default 64), context switches per second over S idle seconds (default 5), and the time
             from exec to owning org.freedesktop.NetworkManager.HotspotHelper (best of 5 starts).
+            --inspect runs COMMAND with /bin/sh as each RSS figure is taken, with DAEMON_PID and
+            FOOTPRINT_PHASE (idle, helpers) in its environment: to look into the daemon's memory
+            (tools/link-order/resident-pages reads which of its pages are resident).
             """)
         exit(0)
     default:
@@ -137,6 +142,15 @@ func start(_ daemon: String, config: URL, bus: PrivateBus, watcher: Connection) 
     return (p, milliseconds(at - t0))
 }
 
+/// Runs --inspect's command, if any, against the daemon as it is measured.
+@MainActor
+func runInspection(_ phase: String, pid: pid_t) async throws {
+    guard let inspect else { return }
+    let r = try await ManagedProcess.run("/bin/sh", ["-c", inspect], environment: ["DAEMON_PID": String(pid), "FOOTPRINT_PHASE": phase])
+    FileHandle.standardError.write(Data((r.stdout + r.stderr).utf8))
+    if r.status != 0 { note("footprint: --inspect exited with status \(r.status) (\(phase))") }
+}
+
 @MainActor
 func measure() async throws -> [Figure] {
     var figures: [Figure] = []
@@ -189,6 +203,7 @@ func measure() async throws -> [Figure] {
     try await Task.sleep(for: .seconds(idleSeconds))
     let switches1 = contextSwitches(p.pid)
     let idle = ProcessSample(pid: p.pid)
+    try await runInspection("idle", pid: p.pid)
     let busSample = ProcessSample(pid: bus.process.pid)
     figures.append(Figure("footprint: daemon RSS idle", idle.rssMiB, "MiB", baseline: busSample.rssMiB, baselineUnit: "MiB (dbus-daemon)", goal: "≤ 12 MiB"))
     // What the RSS is made of: the anonymous part is the daemon's own; the file-backed part is
@@ -210,6 +225,7 @@ func measure() async throws -> [Figure] {
     }
     try await Task.sleep(for: .seconds(2))
     let loaded = ProcessSample(pid: p.pid)
+    try await runInspection("helpers", pid: p.pid)
     figures.append(Figure("footprint: daemon RSS with \(helperCount) helpers", loaded.rssMiB, "MiB", goal: "≤ 16 MiB"))
     note("footprint: with \(helperCount) helpers \(loaded)")
     for h in helpers { try? await h.unregister() }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CXML2
+import CLazyLibraries
 
 /// Reads the forms of a portal page with libxml2's HTML parser (`htmlReadMemory` in recover mode,
 /// never touching the network), so broken markup, entities, comments and `<script>` bodies are
@@ -18,6 +19,10 @@ public enum HTMLFormReader {
     public static let maxControls = 256
     /// Bytes kept of any value or label.
     public static let maxValueBytes = 4096
+
+    /// Why pages cannot be read (libxml2, loaded when first used, could not be loaded: its
+    /// soname, the reason and the package to install), or nil.
+    public static var unavailableReason: String? { hh_xml_load_error().map { String(cString: $0) } }
 
     /// The forms of `html` (UTF-8 bytes), in page order.
     public static func forms(in html: [UInt8]) -> [HTMLForm] {
@@ -160,7 +165,7 @@ public enum HTMLFormReader {
     /// An attribute's value, entities decoded by libxml2, cut at `maxValueBytes`.
     static func attribute(_ node: xmlNodePtr, _ attribute: String) -> String? {
         guard let raw = xmlGetProp(node, attribute) else { return nil }
-        defer { hotspot_xml_free(raw) }
+        defer { hh_xml_free(raw) }
         return capped(String(cString: raw))
     }
 
@@ -192,7 +197,7 @@ public enum HTMLFormReader {
     /// A textarea's text as written (libxml2 decodes its entities).
     static func rawText(_ node: xmlNodePtr) -> String {
         guard let raw = xmlNodeGetContent(node) else { return "" }
-        defer { hotspot_xml_free(raw) }
+        defer { hh_xml_free(raw) }
         var s = String(cString: raw)
         if s.hasPrefix("\n") { s.removeFirst() }
         return capped(s)

@@ -109,6 +109,8 @@ public struct PortalSignIn: Sendable {
             return .failure(.needsUser("the sign-in page \(where_) has \(matching.count) forms with the profile's fields; not guessing which"))
         }
         switch candidates.count {
+        case 0 where HTMLFormReader.unavailableReason != nil:
+            return .failure(.unavailable("the sign-in page \(where_) could not be read: \(HTMLFormReader.unavailableReason ?? "")"))
         case 0: return .failure(.needsUser("the sign-in page \(where_) has no form"))
         case 1: return .success(candidates[0])
         default: return .failure(.needsUser("the sign-in page \(where_) has \(candidates.count) forms; not guessing which to submit"))

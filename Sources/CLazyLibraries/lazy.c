@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// See include/CLazyLibraries.h. Every definition below has the prototype libcurl's own header
-// declares (the header is included, so the compiler checks it) and hidden visibility, so
-// libcurl never binds to these instead of its own functions. The C library's headers come first,
-// so only libcurl's declarations fall under the pragma.
+// See include/CLazyLibraries.h. Every definition below has the prototype the library's own header
+// declares (the header is included, so the compiler checks it) and hidden visibility, so the
+// library never binds to these instead of its own functions. The C library's headers come first,
+// so only the libraries' declarations fall under the pragma.
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
@@ -20,62 +20,104 @@
 // typecheck-gcc.h); the forwarders below define those names, so the macros are kept out.
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
+// As in CXML2's shim: Debian's libxml2 headers include ICU's when it is enabled; nothing here
+// needs them.
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
+#include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
 #pragma GCC visibility pop
 #include "CLazyLibraries.h"
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void *curl_handle;
-static char curl_error[512];
+/// A library opened on first use: its soname, the package that ships it, and why it failed.
+struct lazy_library {
+    const char *soname, *package;
+    pthread_once_t once;
+    void *handle;
+    char error[512];
+};
 
-static void open_curl(void) {
-    curl_handle = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (!curl_handle) {
+static struct lazy_library curl = {"libcurl.so.4", "libcurl4", PTHREAD_ONCE_INIT, NULL, ""};
+static struct lazy_library xml2 = {"libxml2.so.2", "libxml2", PTHREAD_ONCE_INIT, NULL, ""};
+
+static void open_library(struct lazy_library *l) {
+    l->handle = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
+    if (!l->handle) {
         const char *why = dlerror();
-        snprintf(curl_error, sizeof curl_error, "libcurl.so.4 could not be loaded (%s); install the libcurl4 package",
-                 why ? why : "no reason given");
+        snprintf(l->error, sizeof l->error, "%s could not be loaded (%s); install the %s package", l->soname,
+                 why ? why : "no reason given", l->package);
     }
 }
+static void open_curl(void) { open_library(&curl); }
+static void open_xml2(void) { open_library(&xml2); }
 
 static void *curl_symbol(const char *name) {
-    pthread_once(&curl_once, open_curl);
-    return curl_handle ? dlsym(curl_handle, name) : NULL;
+    pthread_once(&curl.once, open_curl);
+    return curl.handle ? dlsym(curl.handle, name) : NULL;
+}
+static void *xml2_symbol(const char *name) {
+    pthread_once(&xml2.once, open_xml2);
+    return xml2.handle ? dlsym(xml2.handle, name) : NULL;
 }
 
 const char *hh_curl_load_error(void) {
-    pthread_once(&curl_once, open_curl);
-    return curl_error[0] ? curl_error : NULL;
+    pthread_once(&curl.once, open_curl);
+    return curl.error[0] ? curl.error : NULL;
+}
+const char *hh_xml_load_error(void) {
+    pthread_once(&xml2.once, open_xml2);
+    return xml2.error[0] ? xml2.error : NULL;
 }
 
 // Each forwarder looks its function up once (a data race on the cached pointer would only look
 // it up again: the pointer is written whole, with the same value).
-#define FORWARD(ret, name, failed, params, args)                              \
+#define FORWARD(lookup, ret, name, failed, params, args)                      \
     ret name params {                                                         \
         static ret (*volatile real) params;                                   \
-        if (!real) real = (ret(*) params)curl_symbol(#name);                  \
+        if (!real) real = (ret(*) params)lookup(#name);                       \
         if (!real) return failed;                                             \
         return real args;                                                     \
     }
-#define FORWARD_VOID(name, params, args)                                      \
+#define FORWARD_VOID(lookup, name, params, args)                              \
     void name params {                                                        \
         static void (*volatile real) params;                                  \
-        if (!real) real = (void(*) params)curl_symbol(#name);                 \
+        if (!real) real = (void(*) params)lookup(#name);                      \
         if (real) real args;                                                  \
     }
 
-FORWARD(CURLcode, curl_global_init, CURLE_FAILED_INIT, (long flags), (flags))
-FORWARD(CURL *, curl_easy_init, NULL, (void), ())
-FORWARD_VOID(curl_easy_cleanup, (CURL *h), (h))
-FORWARD(CURLcode, curl_easy_perform, CURLE_FAILED_INIT, (CURL *h), (h))
-FORWARD(const char *, curl_easy_strerror, "libcurl could not be loaded", (CURLcode code), (code))
-FORWARD(struct curl_slist *, curl_slist_append, NULL, (struct curl_slist *list, const char *s), (list, s))
-FORWARD_VOID(curl_slist_free_all, (struct curl_slist *list), (list))
-FORWARD_VOID(curl_free, (void *p), (p))
-FORWARD(CURLU *, curl_url, NULL, (void), ())
-FORWARD_VOID(curl_url_cleanup, (CURLU *u), (u))
-FORWARD(CURLUcode, curl_url_set, CURLUE_OUT_OF_MEMORY, (CURLU *u, CURLUPart what, const char *part, unsigned int flags),
+FORWARD(curl_symbol, CURLcode, curl_global_init, CURLE_FAILED_INIT, (long flags), (flags))
+FORWARD(curl_symbol, CURL *, curl_easy_init, NULL, (void), ())
+FORWARD_VOID(curl_symbol, curl_easy_cleanup, (CURL *h), (h))
+FORWARD(curl_symbol, CURLcode, curl_easy_perform, CURLE_FAILED_INIT, (CURL *h), (h))
+FORWARD(curl_symbol, const char *, curl_easy_strerror, "libcurl could not be loaded", (CURLcode code), (code))
+FORWARD(curl_symbol, struct curl_slist *, curl_slist_append, NULL, (struct curl_slist *list, const char *s), (list, s))
+FORWARD_VOID(curl_symbol, curl_slist_free_all, (struct curl_slist *list), (list))
+FORWARD_VOID(curl_symbol, curl_free, (void *p), (p))
+FORWARD(curl_symbol, CURLU *, curl_url, NULL, (void), ())
+FORWARD_VOID(curl_symbol, curl_url_cleanup, (CURLU *u), (u))
+FORWARD(curl_symbol, CURLUcode, curl_url_set, CURLUE_OUT_OF_MEMORY, (CURLU *u, CURLUPart what, const char *part, unsigned int flags),
         (u, what, part, flags))
-FORWARD(CURLUcode, curl_url_get, CURLUE_OUT_OF_MEMORY, (CURLU *u, CURLUPart what, char **part, unsigned int flags),
+FORWARD(curl_symbol, CURLUcode, curl_url_get, CURLUE_OUT_OF_MEMORY, (CURLU *u, CURLUPart what, char **part, unsigned int flags),
         (u, what, part, flags))
+
+// libxml2's HTML parser and tree accessors (Sources/BuiltInHelpers/HTMLFormReader.swift). When
+// libxml2 cannot be loaded, htmlReadMemory returns NULL as it does for an unreadable page.
+FORWARD(xml2_symbol, htmlDocPtr, htmlReadMemory, NULL,
+        (const char *buffer, int size, const char *url, const char *encoding, int options),
+        (buffer, size, url, encoding, options))
+FORWARD_VOID(xml2_symbol, xmlFreeDoc, (xmlDocPtr doc), (doc))
+FORWARD(xml2_symbol, xmlNodePtr, xmlDocGetRootElement, NULL, (const xmlDoc *doc), (doc))
+FORWARD(xml2_symbol, xmlAttrPtr, xmlHasProp, NULL, (const xmlNode *node, const xmlChar *name), (node, name))
+FORWARD(xml2_symbol, xmlChar *, xmlGetProp, NULL, (const xmlNode *node, const xmlChar *name), (node, name))
+FORWARD(xml2_symbol, xmlChar *, xmlNodeGetContent, NULL, (const xmlNode *node), (node))
+
+// xmlFree is a variable (libxml2's configurable deallocator), not a function.
+void hh_xml_free(void *p) {
+    static xmlFreeFunc *volatile slot;
+    if (!slot) slot = (xmlFreeFunc *)xml2_symbol("xmlFree");
+    if (slot && *slot) (*slot)(p);
+}
 
 // curl_easy_setopt and curl_easy_getinfo are variadic with exactly one argument after the
 // option. Every argument the programs pass (long, curl_off_t, a pointer, a function pointer) is
@@ -99,7 +141,8 @@ FORWARD_ONE_VARIADIC(curl_easy_getinfo, CURLINFO)
 // The ELF dlopen note (https://systemd.io/ELF_DLOPEN_METADATA/): which libraries this binary
 // opens at run time, for packaging tools that read dependencies from the binary.
 #define DLOPEN_NOTE_JSON \
-    "[{\"feature\":\"http\",\"description\":\"connectivity checks, WISPr and portal sign-in\",\"priority\":\"required\",\"soname\":[\"libcurl.so.4\"]}]"
+    "[{\"feature\":\"http\",\"description\":\"connectivity checks, WISPr and portal sign-in\",\"priority\":\"required\",\"soname\":[\"libcurl.so.4\"]}," \
+    "{\"feature\":\"html\",\"description\":\"reading portal sign-in forms\",\"priority\":\"required\",\"soname\":[\"libxml2.so.2\"]}]"
 // n_descsz is the JSON's size with its NUL; the descriptor is padded to 4 bytes after it.
 __attribute__((used, section(".note.dlopen"), aligned(4))) static const struct {
     uint32_t name_size, description_size, type;

@@ -12,10 +12,6 @@
 #include <libxml/tree.h>
 #include <libxml/parser.h>
 
-/* xmlFree is a global function pointer, which Swift 6 treats as shared mutable state: this
-   wrapper calls it without exposing the variable. */
-static inline void hotspot_xml_free(void *p) { xmlFree(p); }
-
 /* The options every portal page is parsed with: recover from broken HTML, no error or warning
    output, never fetch anything from the network, no implied <html>/<body> quirks beyond HTML's. */
 static inline int hotspot_html_options(void) {

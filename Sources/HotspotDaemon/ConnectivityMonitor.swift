@@ -30,6 +30,8 @@ actor ConnectivityMonitor {
     let reports: AsyncStream<ConnectivityReport>.Continuation?
 
     private struct Link {
+        /// The engine's number for this join (`Engine.links`), carried by the link's reports.
+        var id: UInt64
         var ssid: SSID
         var schedule: ConnectivitySchedule
         var capport: CaptivePortalAPIClient?
@@ -87,14 +89,17 @@ actor ConnectivityMonitor {
 
     private var elapsed: Duration { ContinuousClock.now - origin }
 
-    /// The link joined `ssid`: check it now and keep checking.
-    func joined(_ interface: String, ssid: SSID) {
-        if let link = links[interface], link.ssid == ssid { return }
+    /// The link joined `ssid` (the engine's link `id`): check it now and keep checking.
+    func joined(_ interface: String, ssid: SSID, link id: UInt64) {
+        if let link = links[interface], link.ssid == ssid {
+            links[interface]?.id = id
+            return
+        }
         stopChecking(interface)
         let fromProfile = capportURL(ssid)
         let api = fromProfile ?? settings.capportURL
         let schedule = ConnectivitySchedule(configuration: .init(interval: settings.interval))
-        links[interface] = Link(ssid: ssid, schedule: schedule, capport: api.map(apiClient))
+        links[interface] = Link(id: id, ssid: ssid, schedule: schedule, capport: api.map(apiClient))
         if fromProfile == nil {
             links[interface]?.discovery = Task { [weak self] in await self?.discoverCaptivePortalAPI(interface, ssid: ssid) }
         }
@@ -244,7 +249,9 @@ actor ConnectivityMonitor {
         links[interface]?.last = (verdict, ContinuousClock.now)
         links[interface]?.schedule.record(verdict.state, at: elapsed)
         let published = links[interface]?.schedule.published ?? verdict.state
-        reports?.yield(ConnectivityReport(interface: InterfaceID(interface), verdict: verdict, published: published))
+        if let id = links[interface]?.id {
+            reports?.yield(ConnectivityReport(interface: InterfaceID(interface), link: id, verdict: verdict, published: published))
+        }
         return verdict
     }
 }
@@ -252,6 +259,8 @@ actor ConnectivityMonitor {
 /// One check of a link: its verdict and the state the schedule publishes.
 struct ConnectivityReport: Sendable {
     var interface: InterfaceID
+    /// The engine's number for the join the check was of.
+    var link: UInt64
     var verdict: ProbeVerdict
     var published: ProbeVerdict.State
 }

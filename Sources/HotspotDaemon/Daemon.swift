@@ -178,7 +178,7 @@ final class ConnectivityService: Service {
 
     func run() async throws {
         for await report in reports.cancelOnGracefulShutdown() {
-            await engine.connectivityChecked(report.interface, verdict: report.verdict, published: report.published)
+            await engine.connectivityChecked(report.interface, link: report.link, verdict: report.verdict, published: report.published)
         }
     }
 }

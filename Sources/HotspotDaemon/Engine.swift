@@ -74,6 +74,11 @@ public actor Engine {
     var interfaces: [InterfaceID: InterfaceRecord] = [:]
     var nextInterfaceNumber = 0
     var numbers: [InterfaceID: Int] = [:]
+    /// Each interface's current link (a join, until it is left), numbered when the engine learns of
+    /// it: the monitor tags its reports with it, and a report about a link already left (still
+    /// queued between the monitor and the engine when the leave was handled) is dropped.
+    var links: [InterfaceID: UInt64] = [:]
+    var lastLink: UInt64 = 0
     var status = "determining"
 
     /// Dependencies come in here, once: nothing is attached later and nothing points back.
@@ -139,6 +144,7 @@ public actor Engine {
     /// A Wi-Fi device went away.
     func interfaceVanished(_ name: InterfaceID) async {
         guard let record = interfaces.removeValue(forKey: name) else { return }
+        links[name] = nil
         await monitor?.left(name.rawValue)
         await handle(.interfaceRemoved(name))
         announce(.interfaceRemoved(record.path))
@@ -170,20 +176,24 @@ public actor Engine {
         log.info("\(name) joined \(network.ssid.displayForm) (\(network.bssid)) through connection \(connection)")
         setReason(name, "")  // the last network's reason stays until the next join, so a failure can be read after the disconnect
         // The first check starts before the helpers are asked, so their verdict requests join it.
-        await monitor?.joined(name.rawValue, ssid: network.ssid)
+        lastLink += 1
+        links[name] = lastLink
+        await monitor?.joined(name.rawValue, ssid: network.ssid, link: lastLink)
         await handle(.connectivityGained(name, network: network, connection: connection))
     }
 
     func left(_ name: InterfaceID) async {
+        links[name] = nil  // before any suspension: reports of this link are stale from here on
         await monitor?.left(name.rawValue)
         await setConnectivity(name, connectivity: "unknown", portalURL: "", venueInfoURL: "", sessionExpires: 0)
         await handle(.connectivityLost(name))
     }
 
     /// The monitor checked a link: publish `Connectivity` (the hysteresis-smoothed state),
-    /// `PortalUrl` and `SessionExpires`, and tell the core when an RFC 8908 session ends.
-    func connectivityChecked(_ name: InterfaceID, verdict: ProbeVerdict, published: ProbeVerdict.State) async {
-        guard interfaces[name] != nil else { return }
+    /// `PortalUrl` and `SessionExpires`, and tell the core when an RFC 8908 session ends. A check
+    /// of a link that has since been left (or left and joined again) is dropped.
+    func connectivityChecked(_ name: InterfaceID, link: UInt64, verdict: ProbeVerdict, published: ProbeVerdict.State) async {
+        guard interfaces[name] != nil, links[name] == link else { return }
         let connectivity: String
         switch published {
         case .online: connectivity = "full"
@@ -213,11 +223,11 @@ public actor Engine {
     /// CheckConnectivity(): a fresh check, then the published values and the verdict's reason.
     func checkConnectivity(_ name: InterfaceID) async -> [String: DBusValue] {
         var reason = "not associated with a network"
-        if let monitor, interfaces[name]?.status?.network != nil {
+        if let monitor, interfaces[name]?.status?.network != nil, let link = links[name] {
             let v = await monitor.verdict(for: name.rawValue, fresh: true)
             // The monitor reports every check through its stream too; this one is applied now, so
             // the values returned below are this check's.
-            await connectivityChecked(name, verdict: v, published: await monitor.published(name.rawValue) ?? v.state)
+            await connectivityChecked(name, link: link, verdict: v, published: await monitor.published(name.rawValue) ?? v.state)
             reason = "\(v.state.rawValue): \(v.reason) (\(v.successes) of \(v.total) probes)"
         } else if monitor == nil {
             reason = "connectivity checks are off ([connectivity] enabled=false)"

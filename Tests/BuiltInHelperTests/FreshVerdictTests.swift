@@ -30,7 +30,7 @@ struct FreshVerdictTests {
         let api = "https://capport.test:\(tls.port)/api/captive"
         let monitor = ConnectivityMonitor(settings: settings, dnsLookup: { _ in [dnsServer] }, capportURL: { _ in api })
 
-        await monitor.joined("lab0", ssid: SSID(bytes: Array("CapNet".utf8)))
+        await monitor.joined("lab0", ssid: SSID(bytes: Array("CapNet".utf8)), link: 1)
         // The schedule's first check is under way once the portal has answered its probe.
         let deadline = ContinuousClock.now + .seconds(10)
         while !sim.events().contains(where: { $0.kind == "probe-portal" }) && ContinuousClock.now < deadline {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+import Connectivity
 import DBus
 import Foundation
+import HotspotCore
 @testable import HotspotDaemon
 import HotspotTesting
 import Logging
@@ -45,5 +47,41 @@ struct ServiceTests {
             do { try await run.value; return "returned" } catch { return "\(error)" }
         }.value
         #expect(outcome.contains("bus connection ended"), "\(outcome)")
+    }
+
+    /// A connectivity report still queued between the monitor and the engine when the link was
+    /// left must not publish `Connectivity` for the network that is gone (the soak under
+    /// callgrind, slow enough to lose this race, left wlan0 inactive with Connectivity "full").
+    @Test func aCheckOfALinkAlreadyLeftIsDropped() async throws {
+        let bus = try await PrivateBus()
+        defer { bus.stop() }
+        let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
+        defer { nm.stop() }
+        _ = try await nm.setUpWiFi(try bus.connect(), accessPoints: [MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01")])
+        let state = try ScratchDirectory("svc-link")
+        let (connection, watcher, engine, announcements) = try parts(bus, state: state)
+        let run = Task { try await watcher.run() }
+        defer { run.cancel(); Task { await connection.close() } }
+        _ = await firstElement(of: announcements, within: .seconds(10)) { if case .interfaceAdded = $0 { true } else { false } }
+        let wlan0 = InterfaceID("wlan0")
+        let online = ProbeVerdict(state: .online, reason: .expected)
+
+        await engine.joined(wlan0, network: Network(ssid: SSID("CityFree")), connection: ConnectionID("c1"))
+        let first = try #require(await engine.links[wlan0])
+        await engine.connectivityChecked(wlan0, link: first, verdict: online, published: .online)
+        #expect(await engine.interfaces[wlan0]?.connectivity == "full", "a check of the current link is published")
+
+        await engine.left(wlan0)
+        #expect(await engine.interfaces[wlan0]?.connectivity == "unknown")
+        await engine.connectivityChecked(wlan0, link: first, verdict: online, published: .online)
+        #expect(await engine.interfaces[wlan0]?.connectivity == "unknown", "a check of the link left was published")
+
+        await engine.joined(wlan0, network: Network(ssid: SSID("CityFree")), connection: ConnectionID("c1"))
+        let second = try #require(await engine.links[wlan0])
+        #expect(second != first)
+        await engine.connectivityChecked(wlan0, link: first, verdict: online, published: .online)
+        #expect(await engine.interfaces[wlan0]?.connectivity == "unknown", "a check of the earlier join was published on the new one")
+        await engine.connectivityChecked(wlan0, link: second, verdict: online, published: .online)
+        #expect(await engine.interfaces[wlan0]?.connectivity == "full")
     }
 }

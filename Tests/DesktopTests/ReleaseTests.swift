@@ -164,15 +164,19 @@ extension DesktopTests {
             #expect(grown("hh-worker") <= 5, "the workers switched \(grown("hh-worker")) times for 100 calls: the tasks did not run on the bus thread\n\(daemon.output.suffix(2000))")
         }
 
-        /// libcurl is loaded when first used (Sources/CLazyLibraries, issue 12): the shipped
-        /// binary does not need it to start, names it in its ELF `.note.dlopen` note, and an idle
-        /// daemon maps neither it nor what it pulls in (OpenSSL, GnuTLS, Kerberos).
-        @Test func releaseDaemonStartsWithoutLibcurlAndAnIdleOneDoesNotMapIt() async throws {
+        /// libcurl and libxml2 are loaded when first used (Sources/CLazyLibraries, issue 12): the
+        /// shipped binary needs neither to start, names both in its ELF `.note.dlopen` note, and
+        /// an idle daemon maps neither them nor what they pull in (OpenSSL, GnuTLS, Kerberos; ICU).
+        @Test func releaseDaemonStartsWithoutLibcurlOrLibxml2AndAnIdleOneMapsNeither() async throws {
             let elf = try await ManagedProcess.run("/usr/bin/readelf", ["-d", ReleaseBuild.program(ReleaseBuild.binary)], timeout: .seconds(30))
             #expect(elf.stdout.contains("libdbus-1.so.3"), "readelf -d lists the libraries: \(elf.stdout)")
-            #expect(!elf.stdout.contains("libcurl"), "the shipped binary needs libcurl to start:\n\(elf.stdout)")
+            for library in ["libcurl", "libxml2"] {
+                #expect(!elf.stdout.contains(library), "the shipped binary needs \(library) to start:\n\(elf.stdout)")
+            }
             let bytes = try Data(contentsOf: URL(fileURLWithPath: ReleaseBuild.program(ReleaseBuild.binary)))
-            #expect(bytes.range(of: Data("\"soname\":[\"libcurl.so.4\"]".utf8)) != nil, "no .note.dlopen naming libcurl.so.4")
+            for soname in ["libcurl.so.4", "libxml2.so.2"] {
+                #expect(bytes.range(of: Data("\"soname\":[\"\(soname)\"]".utf8)) != nil, "no .note.dlopen naming \(soname)")
+            }
 
             let settled = try await SettledReleaseDaemon(label: "lazy")
             defer { withExtendedLifetime(settled) {} }
@@ -180,9 +184,48 @@ extension DesktopTests {
             // cat, not String(contentsOfFile:): a /proc file has no size, and that read stops short.
             let maps = try await ManagedProcess.run("/bin/cat", ["/proc/\(daemon.pid)/maps"], timeout: .seconds(10)).stdout
             #expect(maps.contains("libdbus-1.so"), "the maps are read: \(maps.prefix(2000))")
-            for library in ["libcurl.so", "libssl.so", "libgnutls.so", "libkrb5.so"] {
+            for library in ["libcurl.so", "libssl.so", "libgnutls.so", "libkrb5.so", "libxml2.so", "libicuuc.so"] {
                 #expect(!maps.contains(library), "the idle daemon maps \(library)")
             }
+        }
+
+        /// The layout that keeps the idle daemon's resident set small (Makefile, docs/PACKAGING.md):
+        /// relative relocations packed (DT_RELR), no symbols exported, and the functions of
+        /// packaging/hotspot-helper.order first in .text, in that order. The order is checked on
+        /// the unstripped binary `make release` left (BUILT_PRODUCTS), the one `make deb` strips;
+        /// the check also fails when the order file has gone stale (most of its functions renamed
+        /// or gone: run `make order-file`).
+        @Test func releaseBinaryIsLaidOutInTheOrderFileWithPackedRelocationsAndNoExports() async throws {
+            let shipped = ReleaseBuild.program(ReleaseBuild.binary)
+            let dynamic = try await ManagedProcess.run("/usr/bin/readelf", ["-d", "--dyn-syms", "-W", shipped], timeout: .seconds(30))
+            #expect(dynamic.stdout.contains("(RELR)"), "no DT_RELR: relative relocations are not packed\n\(dynamic.stdout.prefix(3000))")
+            let exported = dynamic.stdout.split(separator: "\n").filter { $0.contains(" GLOBAL ") && !$0.contains(" UND ") }
+            #expect(exported.count < 50, "the binary exports \(exported.count) symbols: \(exported.prefix(5))")
+
+            let built = ProcessInfo.processInfo.environment["BUILT_PRODUCTS"].map { URL(fileURLWithPath: $0) }
+                ?? TestKitPaths.repositoryRoot.appendingPathComponent(".build-release/release")
+            let unstripped = built.appendingPathComponent("hotspot-helper").path
+            try #require(FileManager.default.isReadableFile(atPath: unstripped), "no \(unstripped): `make release` leaves it (make test runs make deb)")
+            let order = try String(contentsOf: TestKitPaths.repositoryRoot.appendingPathComponent("packaging/hotspot-helper.order"), encoding: .utf8)
+                .split(separator: "\n").map(String.init)
+            let symbols = try await ManagedProcess.run("/usr/bin/nm", ["--defined-only", unstripped], timeout: .seconds(60))
+            var address: [String: UInt64] = [:]
+            for line in symbols.stdout.split(separator: "\n") {
+                let f = line.split(separator: " ")
+                if f.count == 3, "tTwW".contains(f[1]), let a = UInt64(f[0], radix: 16) { address[String(f[2])] = a }
+            }
+            let placed = order.compactMap { address[$0] }
+            #expect(placed.count * 10 >= order.count * 8,
+                    "only \(placed.count) of the order file's \(order.count) functions are in the binary: run `make order-file`")
+            // The first half of the list (the idle daemon's code and its libraries' large sections)
+            // lies in the first half of .text; linked without the order it spreads over 90 % of it.
+            let headers = try await ManagedProcess.run("/usr/bin/readelf", ["-SW", unstripped], timeout: .seconds(30))
+            let text = try #require(headers.stdout.split(separator: "\n").first { $0.contains(" .text ") }?.split(separator: " ").map(String.init))
+            let at = try #require(text.firstIndex(of: ".text"))
+            let (start, size) = (UInt64(text[at + 2], radix: 16) ?? 0, UInt64(text[at + 4], radix: 16) ?? 1)
+            let firstHalf = placed.prefix(placed.count / 2)
+            let reach = Double((firstHalf.max() ?? start) - start) / Double(size)
+            #expect(reach < 0.5, "the first half of the order file reaches \(Int(reach * 100)) % into .text: the order was not applied")
         }
 
         /// ICU's data (`icudt…`, about 30 MB) comes with full Foundation; the shipped binary links
