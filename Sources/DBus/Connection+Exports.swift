@@ -151,17 +151,31 @@ extension Connection {
         guard sig == method.inputSignature else { return argsError(method.inputSignature) }
         let call = MethodCall(sender: sender, path: path, interface: ifaceName, member: member, body: message.body,
                               allowsInteractiveAuthorization: message.allowsInteractiveAuthorization)
-        let handler = method.handler
         let outSig = method.outputSignature
-        Task.detached {
+        @Sendable func checked(_ out: [DBusValue]) throws -> [DBusValue] {
+            let got = out.map(\.signature).joined()
+            guard got == outSig else {
+                throw DBusError.remote(name: DBusErrorName.failed,
+                                       message: "internal error: \(ifaceName).\(member) returned '\(got)' instead of '\(outSig)'")
+            }
+            return out
+        }
+        var work = method.handler
+        if let immediate = method.immediate {
+            switch immediate(call) {
+            case .reply(let out):
+                if !message.noReplyExpected { sendReply(serial: serial, to: sender, Result { try checked(out) }) }
+                return
+            case .failure(let error):
+                if !message.noReplyExpected { sendReply(serial: serial, to: sender, .failure(error)) }
+                return
+            case .later(let later):
+                work = { _ in try await later() }
+            }
+        }
+        Task.detached { [work] in
             do {
-                let out = try await handler(call)
-                let got = out.map(\.signature).joined()
-                guard got == outSig else {
-                    throw DBusError.remote(name: DBusErrorName.failed,
-                                           message: "internal error: \(ifaceName).\(member) returned '\(got)' instead of '\(outSig)'")
-                }
-                await reply(.success(out))
+                await reply(.success(try checked(try await work(call))))
             } catch {
                 await reply(.failure(error))
             }

@@ -29,10 +29,16 @@ extension DBusError: DBusErrorConvertible {
 /// An exported method. The handler runs off the bus thread and may await anything.
 public struct DBusMethod: Sendable {
     public typealias Handler = @Sendable (MethodCall) async throws -> [DBusValue]
+    /// A handler that may answer at once, on the connection's thread (see ``immediate``).
+    public typealias ImmediateHandler = @Sendable (MethodCall) -> ImmediateAnswer
     public var name: MemberName
     public var inputs: [DBusArgument]
     public var outputs: [DBusArgument]
     public var handler: Handler
+    /// Called on the connection's thread as the call is read, when set: its answer is sent from
+    /// there, with no task and no hand-off between threads (a hotspot helper answering a command
+    /// at once, issue 13). It must not block; what has to wait returns `.later`.
+    public var immediate: ImmediateHandler?
 
     public init(_ name: MemberName, inputs: [DBusArgument] = [], outputs: [DBusArgument] = [], handler: @escaping Handler) {
         self.name = name
@@ -41,8 +47,30 @@ public struct DBusMethod: Sendable {
         self.handler = handler
     }
 
+    public init(_ name: MemberName, inputs: [DBusArgument] = [], outputs: [DBusArgument] = [], immediate: @escaping ImmediateHandler) {
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.immediate = immediate
+        self.handler = { call in
+            switch immediate(call) {
+            case .reply(let values): return values
+            case .failure(let error): throw error
+            case .later(let work): return try await work()
+            }
+        }
+    }
+
     public var inputSignature: String { inputs.map(\.type.signature).joined() }
     public var outputSignature: String { outputs.map(\.type.signature).joined() }
+}
+
+/// What an ``DBusMethod/ImmediateHandler`` answers: the reply or the error now, or work whose
+/// result is the reply.
+public enum ImmediateAnswer: Sendable {
+    case reply([DBusValue])
+    case failure(any Error)
+    case later(@Sendable () async throws -> [DBusValue])
 }
 
 /// How a property announces changes (`org.freedesktop.DBus.Property.EmitsChangedSignal`).

@@ -76,9 +76,13 @@ public actor Engine {
     var numbers: [InterfaceID: Int] = [:]
     /// Each interface's current link (a join, until it is left), numbered when the engine learns of
     /// it: the monitor tags its reports with it, and a report about a link already left (still
-    /// queued between the monitor and the engine when the leave was handled) is dropped.
-    var links: [InterfaceID: UInt64] = [:]
+    /// queued between the monitor and the engine when the leave was handled) is dropped. Joined
+    /// again to the same network without a leave (NetworkManager announcing it once more) is the
+    /// same link, as it is for the monitor.
+    var links: [InterfaceID: (id: UInt64, ssid: SSID)] = [:]
     var lastLink: UInt64 = 0
+    /// The number of the interface's current link, if it is joined.
+    func link(_ name: InterfaceID) -> UInt64? { links[name]?.id }
     var status = "determining"
 
     /// Dependencies come in here, once: nothing is attached later and nothing points back.
@@ -176,9 +180,11 @@ public actor Engine {
         log.info("\(name) joined \(network.ssid.displayForm) (\(network.bssid)) through connection \(connection)")
         setReason(name, "")  // the last network's reason stays until the next join, so a failure can be read after the disconnect
         // The first check starts before the helpers are asked, so their verdict requests join it.
-        lastLink += 1
-        links[name] = lastLink
-        await monitor?.joined(name.rawValue, ssid: network.ssid, link: lastLink)
+        if links[name]?.ssid != network.ssid {
+            lastLink += 1
+            links[name] = (lastLink, network.ssid)
+        }
+        await monitor?.joined(name.rawValue, ssid: network.ssid, link: links[name]?.id ?? lastLink)
         await handle(.connectivityGained(name, network: network, connection: connection))
     }
 
@@ -193,7 +199,7 @@ public actor Engine {
     /// `PortalUrl` and `SessionExpires`, and tell the core when an RFC 8908 session ends. A check
     /// of a link that has since been left (or left and joined again) is dropped.
     func connectivityChecked(_ name: InterfaceID, link: UInt64, verdict: ProbeVerdict, published: ProbeVerdict.State) async {
-        guard interfaces[name] != nil, links[name] == link else { return }
+        guard interfaces[name] != nil, links[name]?.id == link else { return }
         let connectivity: String
         switch published {
         case .online: connectivity = "full"
@@ -223,7 +229,7 @@ public actor Engine {
     /// CheckConnectivity(): a fresh check, then the published values and the verdict's reason.
     func checkConnectivity(_ name: InterfaceID) async -> [String: DBusValue] {
         var reason = "not associated with a network"
-        if let monitor, interfaces[name]?.status?.network != nil, let link = links[name] {
+        if let monitor, interfaces[name]?.status?.network != nil, let link = links[name]?.id {
             let v = await monitor.verdict(for: name.rawValue, fresh: true)
             // The monitor reports every check through its stream too; this one is applied now, so
             // the values returned below are this check's.

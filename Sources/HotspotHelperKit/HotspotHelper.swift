@@ -90,17 +90,47 @@ public final class HotspotNetwork: Sendable, CustomStringConvertible {
     public var description: String { "\(ssid) (\(bssid))" }
 }
 
-/// Where a command's single answer goes; answering twice is ignored, never answering is
-/// answered for the helper (command-not-recognized) when the last reference goes away.
+/// Where a command's single answer goes: answering twice is ignored, and a command the handler
+/// lets go of unanswered is answered for it (command-not-recognized, by the command's deinit).
+/// The answer may come before anyone waits for it (a handler that answers at once, on the bus
+/// thread) or after.
 final class ReplySlot: Sendable {
-    private let continuation = Mutex<CheckedContinuation<WireResponse, Never>?>(nil)
-    func arm(_ c: CheckedContinuation<WireResponse, Never>) { continuation.withLock { $0 = c } }
+    private enum State { case empty, waiting(CheckedContinuation<WireResponse, Never>), answered(WireResponse), taken }
+    private let state = Mutex<State>(.empty)
+
+    /// Records the answer, or hands it to the waiter; false when the command was answered already.
     func fill(_ response: WireResponse) -> Bool {
-        guard let c = continuation.withLock({ slot -> CheckedContinuation<WireResponse, Never>? in defer { slot = nil }; return slot }) else { return false }
-        c.resume(returning: response)
-        return true
+        let (accepted, waiter): (Bool, CheckedContinuation<WireResponse, Never>?) = state.withLock { s in
+            switch s {
+            case .empty: s = .answered(response); return (true, nil)
+            case .waiting(let c): s = .taken; return (true, c)
+            case .answered, .taken: return (false, nil)
+            }
+        }
+        waiter?.resume(returning: response)
+        return accepted
     }
-    deinit { _ = fill(WireResponse(result: .commandNotRecognized)) }
+
+    /// The answer, if one came already.
+    func takeIfAnswered() -> WireResponse? {
+        state.withLock { s in
+            guard case .answered(let r) = s else { return nil }
+            s = .taken
+            return r
+        }
+    }
+
+    /// Waits for the answer.
+    func answer() async -> WireResponse {
+        await withCheckedContinuation { (c: CheckedContinuation<WireResponse, Never>) in
+            let ready: WireResponse? = state.withLock { s in
+                if case .answered(let r) = s { s = .taken; return r }
+                s = .waiting(c)
+                return nil
+            }
+            if let ready { c.resume(returning: ready) }
+        }
+    }
 }
 
 /// A command from the daemon (NEHotspotHelperCommand).
@@ -124,6 +154,9 @@ public final class HotspotHelperCommand: Sendable {
         deadline = wire.deadline
         self.slot = slot
     }
+
+    /// A command let go of unanswered is answered for the helper: command-not-recognized.
+    deinit { _ = slot.fill(WireResponse(result: .commandNotRecognized)) }
 
     /// A response carrying `result`; set its network or network list, then `deliver()` it.
     public func createResponse(_ result: HotspotHelperResult) -> HotspotHelperResponse {

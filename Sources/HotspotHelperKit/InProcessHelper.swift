@@ -30,9 +30,7 @@ extension HotspotHelper {
     /// interface and in-process helpers.
     static func answer(_ wire: WireCommand, handler: @escaping Handler) async -> WireResponse {
         let slot = ReplySlot()
-        return await withCheckedContinuation { (c: CheckedContinuation<WireResponse, Never>) in
-            slot.arm(c)
-            handler(HotspotHelperCommand(wire, slot: slot))
-        }
+        handler(HotspotHelperCommand(wire, slot: slot))
+        return await slot.answer()
     }
 }

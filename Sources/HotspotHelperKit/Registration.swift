@@ -8,6 +8,8 @@ import Synchronization
 /// commands to it. The helper re-registers by itself when the daemon restarts.
 public actor HotspotHelper {
     /// Receives every command; answer with `command.createResponse(…).deliver()`, now or later.
+    /// It is called on the bus connection's thread: answer at once, or keep the command and
+    /// answer it from a task, but do not block in it (nothing else reaches the helper meanwhile).
     public typealias Handler = @Sendable (HotspotHelperCommand) -> Void
 
     public nonisolated let connection: Connection
@@ -34,19 +36,25 @@ public actor HotspotHelper {
         self.handlerPath = handlerPath
     }
 
-    /// The handler interface table: only the daemon's unique name may send commands.
+    /// The handler interface table: only the daemon's unique name may send commands. The handler
+    /// runs on the connection's thread as the command is read, so a helper that answers at once
+    /// answers from there, with no task in between (issue 13: two of a join's hops); a command it
+    /// keeps is answered when it delivers.
     static func handlerInterface(owner: OwnerBox, handler: @escaping Handler) -> DBusInterface {
-        HotspotContract.handler.implement(methods: [
+        HotspotContract.handler.implement(methods: [:], immediate: [
             HotspotContract.Handler.handleCommand: { call in
                 guard let daemon = owner.get(), call.sender == daemon else {
-                    throw DBusError.remote(name: DBusErrorName.accessDenied,
-                                           message: "only \(HotspotContract.busName) may send commands to a hotspot helper")
+                    return .failure(DBusError.remote(name: DBusErrorName.accessDenied,
+                                                     message: "only \(HotspotContract.busName) may send commands to a hotspot helper"))
                 }
                 let wire: WireCommand
                 do { wire = try WireCommand.decode(call.body[0]) } catch {
-                    throw DBusError.remote(name: DBusErrorName.invalidArgs, message: "malformed command: \(error)")
+                    return .failure(DBusError.remote(name: DBusErrorName.invalidArgs, message: "malformed command: \(error)"))
                 }
-                return [await answer(wire, handler: handler).encode()]
+                let slot = ReplySlot()
+                handler(HotspotHelperCommand(wire, slot: slot))
+                if let answered = slot.takeIfAnswered() { return .reply([answered.encode()]) }
+                return .later { [await slot.answer().encode()] }
             },
         ])
     }

@@ -80,27 +80,34 @@ public struct InterfaceSpec: Sendable {
     public func declares(_ method: MethodSpec) -> Bool { methods.contains(method) }
 
     /// The table for an exported object, or the list of handlers missing or not in the
-    /// declaration.
-    public func table(methods handlers: [MethodSpec: DBusMethod.Handler], getters: [PropertySpec: DBusProperty.Getter] = [:],
+    /// declaration. A method's handler is in `handlers` or, answering on the connection's thread
+    /// (``DBusMethod/immediate``), in `immediate`.
+    public func table(methods handlers: [MethodSpec: DBusMethod.Handler], immediate: [MethodSpec: DBusMethod.ImmediateHandler] = [:],
+                      getters: [PropertySpec: DBusProperty.Getter] = [:],
                       setters: [PropertySpec: DBusProperty.Setter] = [:]) throws(ContractMismatch) -> DBusInterface {
         var problems: [String] = []
         let readable = properties.filter { $0.access != .write }
         let writable = properties.filter { $0.access != .read }
-        problems += Self.compare("method", declared: methods, given: Array(handlers.keys))
+        problems += Self.compare("method", declared: methods, given: Array(handlers.keys) + Array(immediate.keys))
+        problems += Set(handlers.keys).intersection(immediate.keys).map { "two handlers for \($0)" }.sorted()
         problems += Self.compare("property getter", declared: readable, given: Array(getters.keys))
         problems += Self.compare("property setter", declared: writable, given: Array(setters.keys))
         guard problems.isEmpty else { throw ContractMismatch(interface: name, problems: problems) }
         return DBusInterface(name,
-            methods: methods.map { m in DBusMethod(m.name, inputs: m.inputs, outputs: m.outputs, handler: handlers[m]!) },
+            methods: methods.map { m in
+                if let answer = immediate[m] { return DBusMethod(m.name, inputs: m.inputs, outputs: m.outputs, immediate: answer) }
+                return DBusMethod(m.name, inputs: m.inputs, outputs: m.outputs, handler: handlers[m]!)
+            },
             properties: properties.map { p in DBusProperty(p.name, p.type, emitsChanged: p.emitsChanged, get: getters[p], set: setters[p]) },
             signals: signals.map { DBusSignalDescription($0.name, $0.arguments) })
     }
 
     /// `table(…)`, trapping on a mismatch: a handler missing from or added to the declaration is
     /// a programming error, caught the first time the object is exported.
-    public func implement(methods handlers: [MethodSpec: DBusMethod.Handler], getters: [PropertySpec: DBusProperty.Getter] = [:],
+    public func implement(methods handlers: [MethodSpec: DBusMethod.Handler], immediate: [MethodSpec: DBusMethod.ImmediateHandler] = [:],
+                          getters: [PropertySpec: DBusProperty.Getter] = [:],
                           setters: [PropertySpec: DBusProperty.Setter] = [:]) -> DBusInterface {
-        do { return try table(methods: handlers, getters: getters, setters: setters) } catch { preconditionFailure("\(error)") }
+        do { return try table(methods: handlers, immediate: immediate, getters: getters, setters: setters) } catch { preconditionFailure("\(error)") }
     }
 
     /// The declaration as a table whose handlers only refuse (for rendering and comparing).

@@ -2,6 +2,10 @@
 import HotspotTesting
 import DBus
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// The layer on a real private dbus-daemon: calls, exports, signals, properties, errors and
@@ -106,6 +110,48 @@ struct BusTests {
         } catch let error as DBus.DBusError {
             #expect(error == .remote(name: "org.example.Test.Error.Scripted", message: "the test asked for this failure"))
         }
+    }
+
+    /// A method with an immediate handler answers from the connection's thread as the call is
+    /// read (no task in between), fails from there, or hands the rest to a task (`.later`); a
+    /// reply of the wrong signature is refused as any handler's is.
+    @Test func immediateHandlersAnswerOnTheConnectionsThreadOrLater() async throws {
+        let bus = try await PrivateBus()
+        defer { bus.stop() }
+        let server = try bus.connect(), client = try bus.connect()
+        let threads = Mutex<[String]>([])
+        @Sendable func threadName() -> String {
+            let fd = open("/proc/thread-self/comm", O_RDONLY)
+            guard fd >= 0 else { return "?" }
+            defer { close(fd) }
+            var bytes = [UInt8](repeating: 0, count: 32)
+            let n = read(fd, &bytes, bytes.count)
+            return String(decoding: bytes.prefix(max(0, n)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let table = DBusInterface("org.example.Immediate", methods: [
+            DBusMethod("Now", inputs: [DBusArgument("text", "s")], outputs: [DBusArgument("text", "s")], immediate: { call in
+                threads.withLock { $0.append(threadName()) }
+                return .reply([.string("now: " + (call.body[0].string ?? ""))])
+            }),
+            DBusMethod("Refuse", immediate: { _ in .failure(ScriptedFailure()) }),
+            DBusMethod("Later", outputs: [DBusArgument("text", "s")], immediate: { _ in
+                .later {
+                    try await Task.sleep(for: .milliseconds(20))
+                    return [.string("later")]
+                }
+            }),
+            DBusMethod("Wrong", outputs: [DBusArgument("text", "s")], immediate: { _ in .reply([.uint32(1)]) }),
+        ])
+        try await server.export([table], at: "/org/example/Immediate")
+        func call(_ member: MemberName, _ body: [DBusValue] = []) async throws -> [DBusValue] {
+            try await client.call(destination: BusName(server.uniqueName), path: "/org/example/Immediate", interface: "org.example.Immediate",
+                                  member: member, body: body, timeout: .seconds(10))
+        }
+        #expect(try await call("Now", ["x"]) == [.string("now: x")])
+        #expect(threads.withLock { $0 } == ["dbus-connection"], "the immediate handler ran on \(threads.withLock { $0 })")
+        await #expect { try await call("Refuse") } throws: { $0.dbusName == "org.example.Test.Error.Scripted" }
+        #expect(try await call("Later") == [.string("later")])
+        await #expect { try await call("Wrong") } throws: { ($0 as? DBus.DBusError)?.message.contains("returned 'u' instead of 's'") == true }
     }
 
     @Test func peerInterfaceAnswersPingAndMachineId() async throws {

@@ -251,6 +251,14 @@ struct FaultInjectionTests {
         let earlier = script.received.count
         try await s.join("CityFree", accessPoint: "ap1")
         try await eventually("authenticate reached the helper", s) { script.received.dropFirst(earlier).contains(.authenticate) }
+        // The cache is saved behind the commands (StateWriter, docs/ARCHITECTURE.md): the kill
+        // comes once it names the helper on disk, while authenticate is still unanswered.
+        let cityFree = NetworkKey(ssid: SSID(bytes: Array("CityFree".utf8)), securityClass: .open)
+        try await eventually("the saved cache names the helper", s) {
+            guard let bytes = try? Data(contentsOf: state.appendingPathComponent("state")),
+                  let saved = try? StateStoreCodec.decode(Array(bytes)) else { return false }
+            return saved.state.cache[cityFree] == .helper(HelperID("com.example.cafe"))
+        }
         s.daemon.process.send(SIGKILL)
         _ = await s.daemon.process.waitForExit()
         try await bus.waitForNameGone(DaemonProcess.busName)

@@ -67,9 +67,13 @@ struct ServiceTests {
         let online = ProbeVerdict(state: .online, reason: .expected)
 
         await engine.joined(wlan0, network: Network(ssid: SSID("CityFree")), connection: ConnectionID("c1"))
-        let first = try #require(await engine.links[wlan0])
+        let first = try #require(await engine.link(wlan0))
         await engine.connectivityChecked(wlan0, link: first, verdict: online, published: .online)
         #expect(await engine.interfaces[wlan0]?.connectivity == "full", "a check of the current link is published")
+
+        // NetworkManager announcing the same network again is the same link: its checks still count.
+        await engine.joined(wlan0, network: Network(ssid: SSID("CityFree")), connection: ConnectionID("c1"))
+        #expect(await engine.link(wlan0) == first)
 
         await engine.left(wlan0)
         #expect(await engine.interfaces[wlan0]?.connectivity == "unknown")
@@ -77,7 +81,7 @@ struct ServiceTests {
         #expect(await engine.interfaces[wlan0]?.connectivity == "unknown", "a check of the link left was published")
 
         await engine.joined(wlan0, network: Network(ssid: SSID("CityFree")), connection: ConnectionID("c1"))
-        let second = try #require(await engine.links[wlan0])
+        let second = try #require(await engine.link(wlan0))
         #expect(second != first)
         await engine.connectivityChecked(wlan0, link: first, verdict: online, published: .online)
         #expect(await engine.interfaces[wlan0]?.connectivity == "unknown", "a check of the earlier join was published on the new one")
