@@ -50,7 +50,11 @@ fi
 # Relative relocations are packed (DT_RELR, Makefile): the binary needs glibc 2.36's
 # GLIBC_ABI_DT_RELR, a version dpkg-shlibdeps does not map to a package version.
 if readelf -V "$ROOT/usr/libexec/hotspot-helper/hotspot-helper" 2>/dev/null | grep -q GLIBC_ABI_DT_RELR; then
-    SHLIBS=$(printf '%s' "$SHLIBS" | sed -E 's/libc6 \(>= [0-9.]+\)/libc6 (>= 2.36)/; s/libc6(,|$)/libc6 (>= 2.36)\1/')
+    # Raised only: a binary built against a newer glibc keeps the version it needs.
+    have=$(printf '%s' "$SHLIBS" | sed -nE 's/.*libc6 \(>= ([0-9.]+)\).*/\1/p')
+    if [ -z "$have" ] || dpkg --compare-versions "$have" lt 2.36; then
+        SHLIBS=$(printf '%s' "$SHLIBS" | sed -E 's/libc6 \(>= [0-9.]+\)/libc6 (>= 2.36)/; s/libc6(,|$)/libc6 (>= 2.36)\1/')
+    fi
 fi
 
 SIZE=$(du -sk --exclude=DEBIAN "$ROOT" | cut -f1)
