@@ -34,7 +34,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory deb NO_LINTIAN=1
 	.build/debug/hotspot-fuzz --seconds $${FUZZ_SECONDS:-3}
-	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) ./scripts/swift-test.sh
 	./Tests/Lab/run-lab
 
 fuzz: deps
@@ -135,7 +135,7 @@ release:
 ORDER_SCRATCH ?= .build-order
 order-file: deps
 	$(MAKE) --no-print-directory release RELEASE_SCRATCH=$(ORDER_SCRATCH) ORDER_FILE= \
-	  RELEASE_EXTRA_FLAGS="-Xlinker -Map=$(abspath $(ORDER_SCRATCH))/hotspot-helper.map"
+	  RELEASE_EXTRA_FLAGS="-Xlinker -Map=$(abspath $(ORDER_SCRATCH))/hotspot-helper.map -Xlinker --no-demangle"
 	for p in footprint-benchmark daemon-benchmark hotspot-stress hotspot-portal-sim; do \
 	  $(SWIFT) build -c release --product $$p || exit 1; \
 	done

@@ -18,6 +18,9 @@ command -v dpkg-deb >/dev/null || { echo "build-deb: dpkg-deb is missing (apt-ge
 rm -rf "$ROOT"
 mkdir -p "$ROOT/DEBIAN"
 make --no-print-directory install SKIP_BUILD=1 DESTDIR="$ROOT" PREFIX=/usr BUILT_PRODUCTS="$BUILT_PRODUCTS" >/dev/null
+# Where the unstripped binary is, for the tests that read its symbols (ReleaseTests): outside
+# the staged root, so not packaged.
+(cd "$BUILT_PRODUCTS" && pwd) > "$DEB_DIR/built-products"
 
 # Debian wants the changelog beside the copyright, compressed, and stripped binaries. There is one
 # binary: hotspot-helperd, hotspotctl and hotspot-helper-agent are links to it.

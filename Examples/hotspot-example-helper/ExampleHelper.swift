@@ -89,7 +89,9 @@ struct ExampleHelper: AsyncParsableCommand {
                                  allowsInteractiveAuthorization: !noInteraction)) { command in
             if hung.contains(command.commandType) {
                 unanswered.keep(command)
-                say("\(command.commandType.rawValue) \(command.network?.ssid ?? ""): not answering (--hang)")
+                // The handler runs on the helper's bus thread: a write to a full pipe must not block it.
+                let line = "\(command.commandType.rawValue) \(command.network?.ssid ?? ""): not answering (--hang)"
+                Task { say(line) }
                 return
             }
             Task {

@@ -34,11 +34,13 @@ public struct DBusMethod: Sendable {
     public var name: MemberName
     public var inputs: [DBusArgument]
     public var outputs: [DBusArgument]
-    public var handler: Handler
+    /// Set by the initialisers only: the immediate handler, when there is one, is what answers
+    /// on the bus, and `handler` is built from it.
+    public private(set) var handler: Handler
     /// Called on the connection's thread as the call is read, when set: its answer is sent from
     /// there, with no task and no hand-off between threads (a hotspot helper answering a command
     /// at once, issue 13). It must not block; what has to wait returns `.later`.
-    public var immediate: ImmediateHandler?
+    public private(set) var immediate: ImmediateHandler?
 
     public init(_ name: MemberName, inputs: [DBusArgument] = [], outputs: [DBusArgument] = [], handler: @escaping Handler) {
         self.name = name

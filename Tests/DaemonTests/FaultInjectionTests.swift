@@ -252,7 +252,9 @@ struct FaultInjectionTests {
         try await s.join("CityFree", accessPoint: "ap1")
         try await eventually("authenticate reached the helper", s) { script.received.dropFirst(earlier).contains(.authenticate) }
         // The cache is saved behind the commands (StateWriter, docs/ARCHITECTURE.md): the kill
-        // comes once it names the helper on disk, while authenticate is still unanswered.
+        // comes once it names the helper on disk, while authenticate is still unanswered. A kill
+        // in the moment between authenticate's sending and that save loses the evaluation, by
+        // design (the next join makes it again); this test is about what a save keeps.
         let cityFree = NetworkKey(ssid: SSID(bytes: Array("CityFree".utf8)), securityClass: .open)
         try await eventually("the saved cache names the helper", s) {
             guard let bytes = try? Data(contentsOf: state.appendingPathComponent("state")),

@@ -22,6 +22,22 @@ enum ReleaseBuild {
 
     static var isPresent: Bool { FileManager.default.isExecutableFile(atPath: program(binary)) }
 
+    /// The unstripped binary the staged one was stripped from: `make deb` writes where it took it
+    /// (BUILT_PRODUCTS) to debian-build/built-products.
+    static var unstripped: String {
+        let recorded = (try? String(contentsOf: directory.appendingPathComponent("built-products"), encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let products = recorded.flatMap { $0.isEmpty ? nil : $0 } ?? TestKitPaths.repositoryRoot.appendingPathComponent(".build-release/release").path
+        return products + "/hotspot-helper"
+    }
+
+    /// The GNU build ID of an ELF file (`readelf -n`), which stripping keeps.
+    static func buildID(of path: String) async throws -> String? {
+        let notes = try await ManagedProcess.run("/usr/bin/readelf", ["-n", path], timeout: .seconds(30)).stdout
+        return notes.split(separator: "\n").first { $0.contains("Build ID:") }?
+            .split(separator: " ").last.map(String.init)
+    }
+
     /// The newest hotspot-helper_*.deb beside the staged tree.
     static var deb: String? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -202,10 +218,11 @@ extension DesktopTests {
             let exported = dynamic.stdout.split(separator: "\n").filter { $0.contains(" GLOBAL ") && !$0.contains(" UND ") }
             #expect(exported.count < 50, "the binary exports \(exported.count) symbols: \(exported.prefix(5))")
 
-            let built = ProcessInfo.processInfo.environment["BUILT_PRODUCTS"].map { URL(fileURLWithPath: $0) }
-                ?? TestKitPaths.repositoryRoot.appendingPathComponent(".build-release/release")
-            let unstripped = built.appendingPathComponent("hotspot-helper").path
+            let unstripped = ReleaseBuild.unstripped
             try #require(FileManager.default.isReadableFile(atPath: unstripped), "no \(unstripped): `make release` leaves it (make test runs make deb)")
+            let (shippedID, unstrippedID) = (try await ReleaseBuild.buildID(of: shipped), try await ReleaseBuild.buildID(of: unstripped))
+            try #require(shippedID != nil && shippedID == unstrippedID,
+                         "\(unstripped) (build ID \(unstrippedID ?? "none")) is not the binary packaged as \(shipped) (\(shippedID ?? "none")): run `make deb`")
             let order = try String(contentsOf: TestKitPaths.repositoryRoot.appendingPathComponent("packaging/hotspot-helper.order"), encoding: .utf8)
                 .split(separator: "\n").map(String.init)
             let symbols = try await ManagedProcess.run("/usr/bin/nm", ["--defined-only", unstripped], timeout: .seconds(60))
