@@ -122,13 +122,29 @@ INSTALL ?= install
 ORDER_FILE ?= packaging/hotspot-helper.order
 HARDENING_LDFLAGS = -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 LAYOUT_FLAGS = -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xswiftc -use-ld=lld \
-  -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
-  $(if $(ORDER_FILE),-Xlinker --symbol-ordering-file=$(abspath $(ORDER_FILE)) -Xlinker --no-warn-symbol-ordering)
+  -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic $(STATIC_CXX_FLAGS)
+# libstdc++ linked in, as the Swift runtime is (docs/PACKAGING.md): the runtime uses 25 of its
+# functions, and the shared library cost the idle daemon 1.1 MiB. The Swift driver asks for
+# -lstdc++ itself; a directory holding only libstdc++.a, searched first, makes that the archive.
+STATIC_CXX_DIR = $(abspath $(RELEASE_SCRATCH))/static-libstdc++
+STATIC_CXX_FLAGS = -Xlinker -L$(STATIC_CXX_DIR)
+ORDER_FLAGS = $(if $(ORDER_FILE),-Xlinker --symbol-ordering-file=$(abspath $(ORDER_FILE)) -Xlinker --no-warn-symbol-ordering)
+# The flags a release build's objects were compiled with, but the order file's name (a new order
+# only relinks).
+RELEASE_COMPILE_FLAGS = $(HARDENING_LDFLAGS) $(LAYOUT_FLAGS) $(RELEASE_EXTRA_FLAGS)
 release:
 	@# SwiftPM does not know the order file: a newer one must relink.
 	@if [ -n "$(ORDER_FILE)" ] && [ "$(ORDER_FILE)" -nt "$(RELEASE_SCRATCH)/release/$(MULTICALL)" ]; then rm -f "$(RELEASE_SCRATCH)/release/$(MULTICALL)"; fi
+	@# Nor does it always recompile when only frontend flags change (objects built before
+	@# -function-sections kept their one .text): other flags than last time start afresh.
+	@if [ -f "$(RELEASE_SCRATCH)/flags" ] && [ "$$(cat "$(RELEASE_SCRATCH)/flags")" != '$(strip $(RELEASE_COMPILE_FLAGS))' ]; then \
+	  echo "release: the build flags changed; rebuilding $(RELEASE_SCRATCH) from scratch"; rm -rf "$(RELEASE_SCRATCH)"; fi
+	@mkdir -p "$(RELEASE_SCRATCH)" && printf '%s' '$(strip $(RELEASE_COMPILE_FLAGS))' > "$(RELEASE_SCRATCH)/flags"
+	@archive=$$(clang -print-file-name=libstdc++.a); case "$$archive" in /*) ;; *) \
+	  echo "release: no libstdc++.a for clang (apt-get install libstdc++-12-dev)" >&2; exit 1;; esac; \
+	  mkdir -p "$(STATIC_CXX_DIR)" && ln -sfn "$$archive" "$(STATIC_CXX_DIR)/libstdc++.a"
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH) --product $(MULTICALL) \
-	  $(HARDENING_LDFLAGS) $(LAYOUT_FLAGS) $(RELEASE_EXTRA_FLAGS)
+	  $(HARDENING_LDFLAGS) $(LAYOUT_FLAGS) $(ORDER_FLAGS) $(RELEASE_EXTRA_FLAGS)
 
 # The link order: a release build without one and with lld's map, the daemon run under callgrind
 # idle, soaking and joining (Tools/link-order/generate), and ORDER_FILE rewritten. A few minutes.

@@ -32,7 +32,7 @@ if command -v strip >/dev/null; then
 fi
 
 # Shared-library dependencies as dpkg-shlibdeps finds them (libdbus-1-3, libglib2.0-0, libc-ares2,
-# libc6, libstdc++6, libgcc-s1), plus libcurl4 and libxml2, which the binary loads when first used
+# libc6, libgcc-s1; libstdc++ is linked in, as the Swift runtime is), plus libcurl4 and libxml2, which the binary loads when first used
 # (Sources/CLazyLibraries: dpkg-shlibdeps cannot see them); the list below is the floor.
 SHLIBS="libc6, libdbus-1-3, libglib2.0-0, libcurl4, libxml2"
 if command -v dpkg-shlibdeps >/dev/null; then

@@ -183,10 +183,11 @@ extension DesktopTests {
         /// libcurl and libxml2 are loaded when first used (Sources/CLazyLibraries, issue 12): the
         /// shipped binary needs neither to start, names both in its ELF `.note.dlopen` note, and
         /// an idle daemon maps neither them nor what they pull in (OpenSSL, GnuTLS, Kerberos; ICU).
+        /// libstdc++ is linked in, as the Swift runtime that uses it is (Makefile, STATIC_CXX_FLAGS).
         @Test func releaseDaemonStartsWithoutLibcurlOrLibxml2AndAnIdleOneMapsNeither() async throws {
             let elf = try await ManagedProcess.run("/usr/bin/readelf", ["-d", ReleaseBuild.program(ReleaseBuild.binary)], timeout: .seconds(30))
             #expect(elf.stdout.contains("libdbus-1.so.3"), "readelf -d lists the libraries: \(elf.stdout)")
-            for library in ["libcurl", "libxml2"] {
+            for library in ["libcurl", "libxml2", "libstdc++"] {
                 #expect(!elf.stdout.contains(library), "the shipped binary needs \(library) to start:\n\(elf.stdout)")
             }
             let bytes = try Data(contentsOf: URL(fileURLWithPath: ReleaseBuild.program(ReleaseBuild.binary)))
@@ -200,7 +201,7 @@ extension DesktopTests {
             // cat, not String(contentsOfFile:): a /proc file has no size, and that read stops short.
             let maps = try await ManagedProcess.run("/bin/cat", ["/proc/\(daemon.pid)/maps"], timeout: .seconds(10)).stdout
             #expect(maps.contains("libdbus-1.so"), "the maps are read: \(maps.prefix(2000))")
-            for library in ["libcurl.so", "libssl.so", "libgnutls.so", "libkrb5.so", "libxml2.so", "libicuuc.so"] {
+            for library in ["libcurl.so", "libssl.so", "libgnutls.so", "libkrb5.so", "libxml2.so", "libicuuc.so", "libstdc++.so"] {
                 #expect(!maps.contains(library), "the idle daemon maps \(library)")
             }
         }
