@@ -70,11 +70,11 @@ let package = Package(
         .target(name: "HotspotProtocol", dependencies: ["DBus", "HotspotCore"], swiftSettings: strict),
 
         // The built-in helpers (profiles, portal), registered by the daemon like any other helper.
-        .target(name: "BuiltInHelpers", dependencies: ["HotspotHelperKit", "HotspotCore", "Connectivity", "CGLib", "CXML2", "CLazyLibraries"], swiftSettings: strict),
+        .target(name: "BuiltInHelpers", dependencies: ["HotspotHelperKit", "HotspotCore", "Connectivity", "CXML2", "CLazyLibraries"], swiftSettings: strict),
 
         // The daemon: wiring core and adapters, the D-Bus API, helpers, persistence, configuration.
         .target(name: "HotspotDaemon", dependencies: [
-            "DBus", "HotspotCore", "HotspotProtocol", "NetworkManager", "Connectivity", "CGLib", "BuiltInHelpers", "HotspotHelperKit",
+            "DBus", "HotspotCore", "HotspotProtocol", "NetworkManager", "Connectivity", "BuiltInHelpers", "HotspotHelperKit",
             .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
 
@@ -157,7 +157,8 @@ let package = Package(
         ], path: "Benchmarks/footprint-benchmark", swiftSettings: strict),
 
         .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "HotspotTesting"], swiftSettings: strict),
-        .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore"], swiftSettings: strict),
+        // CGLib: KeyFile is held to GLib's GKeyFile (KeyFileAgreementTests); GLib is not in the product.
+        .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore", "CGLib"], swiftSettings: strict),
         .testTarget(name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "HotspotTesting"], swiftSettings: strict),
         .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "PortalSimulator", "HotspotTesting"], swiftSettings: strict),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "HotspotTesting"], swiftSettings: strict),

@@ -31,10 +31,11 @@ if command -v strip >/dev/null; then
     strip --remove-section=.comment --remove-section=.note --strip-unneeded "$ROOT/usr/libexec/hotspot-helper/hotspot-helper"
 fi
 
-# Shared-library dependencies as dpkg-shlibdeps finds them (libdbus-1-3, libglib2.0-0, libc-ares2,
-# libc6, libgcc-s1; libstdc++ is linked in, as the Swift runtime is), plus libcurl4 and libxml2, which the binary loads when first used
-# (Sources/CLazyLibraries: dpkg-shlibdeps cannot see them); the list below is the floor.
-SHLIBS="libc6, libdbus-1-3, libglib2.0-0, libcurl4, libxml2"
+# Shared-library dependencies as dpkg-shlibdeps finds them (libdbus-1-3, libc-ares2, libc6,
+# libgcc-s1; libstdc++ is linked in, as the Swift runtime is), plus libcurl4 and libxml2, which
+# the binary loads when first used (Sources/CLazyLibraries: dpkg-shlibdeps cannot see them); the
+# list below is the floor.
+SHLIBS="libc6, libdbus-1-3, libcurl4, libxml2"
 if command -v dpkg-shlibdeps >/dev/null; then
     work=$(mktemp -d)
     mkdir -p "$work/debian"
@@ -44,7 +45,7 @@ if command -v dpkg-shlibdeps >/dev/null; then
     if found=$(cd "$work" && dpkg-shlibdeps --ignore-missing-info -O "${binaries[@]}" 2>/dev/null); then
         found=${found#shlibs:Depends=}
         [ -n "$found" ] && SHLIBS="$found"
-        for must in libdbus-1-3 libglib2.0-0 libcurl4 libxml2; do
+        for must in libdbus-1-3 libcurl4 libxml2; do
             case "$SHLIBS" in *"$must"*) ;; *) SHLIBS="$SHLIBS, $must" ;; esac
         done
     fi

@@ -6,8 +6,9 @@ set -euo pipefail
 
 packages=(
   pkg-config
+  libstdc++-12-dev     # libstdc++.a, linked into the release binary (Makefile, STATIC_CXX_FLAGS)
   libdbus-1-dev        # CDBus: libdbus-1
-  libglib2.0-dev       # CGLib: GKeyFile for configuration
+  libglib2.0-dev       # CGLib: tests hold KeyFile to GLib's GKeyFile (KeyFileAgreementTests)
   libcurl4-openssl-dev # CCurl: HTTP probes
   libxml2-dev          # CXML2: the HTML parser for portal sign-in forms
   libc-ares-dev        # CAres: DNS on the joined link

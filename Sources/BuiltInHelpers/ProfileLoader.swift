@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import CGLib
 import Connectivity
 import FoundationEssentials
 #if canImport(Glibc)
@@ -26,7 +25,8 @@ public struct ProfileSet: Sendable {
     }
 }
 
-/// Reads profile files: GLib keyfiles named `*.conf` in a directory, one profile per group.
+/// Reads profile files: key files (`KeyFile`, GLib's format) named `*.conf` in a directory, one
+/// profile per group.
 ///
 /// ```ini
 /// [CityFree]
@@ -45,7 +45,7 @@ public struct ProfileSet: Sendable {
 /// # form and wispr: login-hosts=portal.example.net;*.example.org (the only hosts credentials go to)
 /// # capport: capport-url=https://…/api (the RFC 8908 API)
 /// ```
-/// GKeyFile has no inline comments: `ssid=CityFree  # note` makes the SSID "CityFree  # note".
+/// Key files have no inline comments: `ssid=CityFree  # note` makes the SSID "CityFree  # note".
 /// Such a value is loaded as written and reported in ``ProfileSet/warnings``.
 /// A file holding a secret must be mode 0600 (and owned by root when the daemon runs as root), or
 /// it is refused. A broken profile is reported with its file and line; the others still load.
@@ -96,30 +96,17 @@ public enum ProfileLoader {
         } catch {
             return ([], ["profile refused: \(error.message); it is skipped"])
         }
-        let text = String(decoding: contents.bytes, as: UTF8.self)
-        let lines = KeyfileLines(text)
-        let file = g_key_file_new()
-        defer { g_key_file_free(file) }
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard g_key_file_load_from_data(file, text, gsize(text.utf8.count), G_KEY_FILE_NONE, &error) != 0 else {
-            // GLib's message quotes the offending line, which may hold a secret: only its code is kept.
-            let code = error.map { Int($0.pointee.code) } ?? -1
-            g_error_free(error)
-            let what = lines.firstMalformedLine.map { "line \($0) is neither a [group] header, a comment nor key=value" }
-                ?? "GLib could not parse it (GKeyFileError \(code))"
-            return ([], ["profile \(path): \(what); the whole file is skipped. Each profile is a [group] followed by key=value lines"])
+        // Read as text (bytes that are not UTF-8 become U+FFFD), as GKeyFile was given it.
+        let file: KeyFile
+        do { file = try KeyFile(parsing: Array(String(decoding: contents.bytes, as: UTF8.self).utf8)) } catch {
+            // Where and what, never the line itself (it may hold a secret).
+            return ([], ["profile \(path): \(error); the whole file is skipped. Each profile is a [group] followed by key=value lines"])
         }
         var profiles: [Profile] = []
         var problems: [String] = []
         var secrets: [String] = []
-        for group in strings(g_key_file_get_groups(file, nil)) {
-            let keys = strings(g_key_file_get_keys(file, group, nil, nil))
-            func value(_ key: String) -> String? {
-                guard let raw = g_key_file_get_string(file, group, key, nil) else { return nil }
-                defer { g_free(raw) }
-                return String(cString: raw)
-            }
-            switch parse(group: group, keys: keys, value: value, path: path, lines: lines) {
+        for group in file.groups {
+            switch parse(group: group, keys: file.keys(in: group), value: { file.string($0, in: group) }, path: path, file: file) {
             case .success(let p):
                 profiles.append(p)
                 if p.password != nil { secrets.append("[\(group)] password") }
@@ -165,10 +152,10 @@ public enum ProfileLoader {
 
     struct Problem: Error { var message: String }
 
-    static func parse(group: String, keys: [String], value: (String) -> String?, path: String, lines: KeyfileLines) -> Result<Profile, Problem> {
-        let groupLine = lines.line(ofGroup: group) ?? 1
+    static func parse(group: String, keys: [String], value: (String) -> String?, path: String, file: KeyFile) -> Result<Profile, Problem> {
+        let groupLine = file.line(ofGroup: group) ?? 1
         func fail(_ key: String?, _ what: String) -> Result<Profile, Problem> {
-            let line = key.flatMap { lines.line(ofKey: $0, in: group) } ?? groupLine
+            let line = key.flatMap { file.line(ofKey: $0, in: group) } ?? groupLine
             return .failure(Problem(message: "profile \(path) line \(line): [\(group)] \(what); this profile is skipped"))
         }
         for key in keys where !Self.keys.contains(key) && !key.hasPrefix("form-field-") {
@@ -248,49 +235,9 @@ public enum ProfileLoader {
         return .success(Profile(name: group, file: path, line: groupLine, match: match, displayName: displayName,
                                 password: password, confidence: confidence, signIn: method))
     }
-
-    static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
-        guard let list else { return [] }
-        defer { g_strfreev(list) }
-        var out: [String] = []
-        var i = 0
-        while let s = list[i] { out.append(String(cString: s)); i += 1 }
-        return out
-    }
 }
 
-/// Where groups and keys sit in a keyfile's text, because GLib's messages do not say.
-struct KeyfileLines {
-    private var groups: [String: Int] = [:]
-    private var keys: [String: [String: Int]] = [:]
-    /// The first line that is neither blank, a comment, a group header nor key=value.
-    private(set) var firstMalformedLine: Int?
-
-    init(_ text: String) {
-        var group: String?
-        var number = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
-            let line = raw.trimmingWhitespace
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            if line.hasPrefix("[") {
-                guard line.hasSuffix("]") else { firstMalformedLine = firstMalformedLine ?? number; continue }
-                let name = String(line.dropFirst().dropLast())
-                group = name
-                if groups[name] == nil { groups[name] = number }
-                continue
-            }
-            guard let eq = line.firstIndex(of: "="), let group else { firstMalformedLine = firstMalformedLine ?? number; continue }
-            let key = line[..<eq].trimmingWhitespace
-            keys[group, default: [:]][key] = number
-        }
-    }
-
-    func line(ofGroup group: String) -> Int? { groups[group] }
-    func line(ofKey key: String, in group: String) -> Int? { keys[group]?[key] }
-}
-
-/// GKeyFile keeps everything after `=` (but leading and trailing blanks) as the value: a comment
+/// A key file keeps everything after `=` (but leading blanks) as the value: a comment
 /// must be on a line of its own. A value with blank-then-`#` in it was most likely meant as
 /// `value  # comment`; these warnings say where, without quoting the value (it may be a password).
 public enum InlineComments {
@@ -308,7 +255,7 @@ public enum InlineComments {
             let blankHash = zip(value, value.dropFirst()).contains { ($0 == " " || $0 == "\t") && $1 == "#" }
             guard blankHash else { continue }
             let key = line[..<eq].trimmingWhitespace
-            out.append("\(file) line \(i + 1): [\(group)] \(key): the value contains ' #', which GKeyFile keeps as part of the value "
+            out.append("\(file) line \(i + 1): [\(group)] \(key): the value contains ' #', which a key file keeps as part of the value "
                 + "(there are no inline comments); if it is meant as a comment, move it to a line of its own starting with #")
         }
         return out

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 import BuiltInHelpers
-import CGLib
 import Connectivity
 #if canImport(Glibc)
 import Glibc
 #endif
 import HotspotCore
 
-/// The daemon's configuration: a GLib keyfile, NetworkManager's own format.
+/// The daemon's configuration: a key file, NetworkManager's own format (read as GKeyFile reads
+/// it: `KeyFile`).
 ///
 /// ```ini
 /// [daemon]
@@ -33,8 +33,8 @@ import HotspotCore
 /// interval=300
 /// probe-timeout=5
 /// ```
-/// Durations are seconds and may have decimals (tests run with fractions of a second). GKeyFile
-/// has no inline comments (`interval=300  # five minutes` is not a number): comments go on lines
+/// Durations are seconds and may have decimals (tests run with fractions of a second). Key files
+/// have no inline comments (`interval=300  # five minutes` is not a number): comments go on lines
 /// of their own, and a value with ` #` in it is reported in ``warnings``.
 public struct DaemonConfiguration: Sendable, Equatable {
     public var stateDirectory: String = "/var/lib/hotspot-helper"
@@ -77,36 +77,27 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// Parses keyfile text; `path` names it in errors.
     public static func parse(_ bytes: [UInt8], path: String) throws(ConfigurationError) -> DaemonConfiguration {
-        let file = g_key_file_new()
-        defer { g_key_file_free(file) }
-        var error: UnsafeMutablePointer<GError>? = nil
-        let loaded = bytes.withUnsafeBufferPointer { buf in
-            buf.withMemoryRebound(to: CChar.self) { g_key_file_load_from_data(file, $0.baseAddress, gsize(buf.count), G_KEY_FILE_NONE, &error) }
-        }
-        guard loaded != 0 else {
-            // GLib's message quotes the offending line; say where it is and what is wrong instead.
-            g_error_free(error)
-            throw ConfigurationError("\(path): \(KeyfileLines(bytes).firstProblem)")
+        let file: KeyFile
+        do { file = try KeyFile(parsing: bytes) } catch {
+            // Where and what, never the line itself (it may hold a secret).
+            throw ConfigurationError("\(path): \(error)")
         }
         var config = DaemonConfiguration()
         config.warnings = InlineComments.warnings(in: String(decoding: bytes, as: UTF8.self), file: "configuration \(path)")
         let known = knownKeys
-        for group in strings(g_key_file_get_groups(file, nil)) {
-            for key in strings(g_key_file_get_keys(file, group, nil, nil)) where !(known[group]?.contains(key) ?? false) {
+        for group in file.groups {
+            for key in file.keys(in: group) where !(known[group]?.contains(key) ?? false) {
                 config.unknownKeys.append("\(group).\(key)")
             }
         }
         func text(_ key: String, _ group: String = "daemon") -> String? {
-            guard let raw = g_key_file_get_string(file, group, key, nil) else { return nil }
-            defer { g_free(raw) }
-            return trimmed(String(cString: raw))
+            file.string(key, in: group).map { trimmed($0) }
         }
         func list(_ key: String, _ group: String) -> [String]? {
             guard let t = text(key, group) else { return nil }
             return t.split(separator: ";").map { trimmed($0) }.filter { !$0.isEmpty }
         }
-        let lines = KeyfileLines(bytes)
-        func at(_ group: String, _ key: String) -> String { "line \(lines.line(of: key, in: group)): [\(group)] \(key)" }
+        func at(_ group: String, _ key: String) -> String { "line \(file.line(ofKey: key, in: group) ?? 0): [\(group)] \(key)" }
         func seconds(_ key: String, _ group: String = "daemon") throws(ConfigurationError) -> Duration? {
             guard let t = text(key, group) else { return nil }
             guard let v = Double(t), v.isFinite, v > 0, v < 31_536_000 else {
@@ -177,15 +168,6 @@ public struct DaemonConfiguration: Sendable, Equatable {
         "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface", "allow-plain-http-login",
                          "interval", "probe-timeout"],
     ]
-
-    private static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
-        guard let list else { return [] }
-        defer { g_strfreev(list) }
-        var out: [String] = []
-        var i = 0
-        while let s = list[i] { out.append(String(cString: s)); i += 1 }
-        return out
-    }
 }
 
 /// The connectivity monitor's settings (`[connectivity]`).
@@ -240,7 +222,7 @@ public struct ConnectivitySettings: Sendable, Equatable {
     }
 }
 
-/// Spaces and tabs removed from both ends (what GLib leaves of a keyfile value).
+/// Spaces and tabs removed from both ends (GKeyFile, and so `KeyFile`, keeps a value's trailing blanks).
 func trimmed(_ text: some StringProtocol) -> String {
     let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
     guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }

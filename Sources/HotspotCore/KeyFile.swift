@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+/// A key file (the configuration and the profiles): `[group]` headers, `key=value` lines and `#`
+/// comments, read as GLib's GKeyFile reads them (`g_key_file_load_from_data` with
+/// `G_KEY_FILE_KEEP_TRANSLATIONS`, then `g_key_file_get_groups`, `_get_keys`, `_get_string`).
+///
+/// The daemon used GKeyFile itself; this is the same reading without GLib, whose mapping cost the
+/// idle daemon 0.7 MiB of its resident set for these four calls (issue 12, docs/PACKAGING.md).
+/// `KeyFileAgreementTests` holds it to GLib's on written and generated files. Unlike GLib's
+/// messages, a ``Problem`` names the line and never quotes it: a line may hold a password.
+///
+/// What GKeyFile does, and so this does:
+/// - lines end at `\n` (a `\r` before it is dropped); leading blanks (space, tab, form feed,
+///   carriage return) are ignored; a line that is
+///   then empty or starts with `#` is a comment;
+/// - `[name]` (blanks after `]` allowed) starts or continues a group; a name is non-empty and
+///   holds no `[`, `]` or control character;
+/// - `key=value`: the key is what precedes the first `=` without trailing blanks, non-empty, with
+///   no `[`, `]` or `=` but a locale suffix (`name[de_DE.UTF-8@euro]`, kept as part of the key);
+///   the value is what follows it without leading blanks (trailing ones are kept); a key before
+///   any group is an error; the last of a key's values counts, and ``keys(in:)`` lists every
+///   line's key in order, repeats included; `Encoding=` must say UTF-8;
+/// - a value's escapes are `\s \n \t \r \\`; another escape is kept as written and a `\` at the
+///   end is dropped (GLib 2.74 returns the value and an error, which the daemon never read); a
+///   value whose bytes are not UTF-8 reads as absent (``string(_:in:)`` is nil).
+public struct KeyFile: Sendable {
+    /// Why a file cannot be read, and where; `reason` quotes nothing of the file.
+    public struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        public let line: Int
+        public let reason: String
+        public var description: String { "line \(line) \(reason)" }
+    }
+
+    private struct Entry: Sendable {
+        var key: String
+        var value: [UInt8]
+        var line: Int
+    }
+
+    private struct Group: Sendable {
+        var name: String
+        var line: Int
+        var entries: [Entry] = []
+        /// Key → index in `entries` of its last occurrence.
+        var last: [String: Int] = [:]
+    }
+
+    private var groupList: [Group] = []
+    private var groupIndex: [String: Int] = [:]
+
+    /// Reads `bytes`; throws the first line that is not a comment, a group header or a key=value
+    /// pair GKeyFile would take.
+    public init(parsing bytes: [UInt8]) throws(Problem) {
+        var current: Int?
+        var number = 0
+        var start = 0
+        while start <= bytes.count {
+            number += 1
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
+            var lineEnd = end
+            if end < bytes.count && lineEnd > start && bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+            if start == bytes.count && end == bytes.count { break }  // nothing after the last newline
+            try parseLine(bytes[start..<lineEnd], number: number, current: &current)
+            start = end + 1
+        }
+    }
+
+    private mutating func parseLine(_ raw: ArraySlice<UInt8>, number: Int, current: inout Int?) throws(Problem) {
+        func fail(_ reason: String) -> Problem { Problem(line: number, reason: reason) }
+        if raw.contains(0) { throw fail("contains a NUL byte") }
+        var line = raw
+        while let first = line.first, Self.isSpace(first) { line = line.dropFirst() }
+        guard let first = line.first, first != UInt8(ascii: "#") else { return }
+
+        if first == UInt8(ascii: "["), let close = line.firstIndex(of: UInt8(ascii: "]")),
+           line[(close + 1)...].allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+            let name = line[(line.startIndex + 1)..<close]
+            guard !name.isEmpty, !name.contains(where: { $0 == UInt8(ascii: "[") || $0 < 0x20 || $0 == 0x7F }) else {
+                throw fail("starts a group but its name is not valid (expected '[name]', without brackets or control characters in the name)")
+            }
+            let text = String(decoding: name, as: UTF8.self)
+            if let existing = groupIndex[text] {
+                current = existing
+            } else {
+                groupIndex[text] = groupList.count
+                current = groupList.count
+                groupList.append(Group(name: text, line: number))
+            }
+            return
+        }
+
+        guard let equals = line.firstIndex(of: UInt8(ascii: "=")), equals != line.startIndex else {
+            throw fail("is neither a [group] header, a comment nor key=value")
+        }
+        var keyBytes = line[..<equals]
+        while let last = keyBytes.last, Self.isSpace(last) { keyBytes = keyBytes.dropLast() }
+        guard Self.isKeyName(keyBytes) else {
+            throw fail("has a key that is not valid (expected a name without '[', ']' or '=', then an optional [locale])")
+        }
+        guard let group = current else {
+            throw fail("comes before the first group (expected a [group] line first)")
+        }
+        var value = line[(equals + 1)...]
+        while let first = value.first, Self.isSpace(first) { value = value.dropFirst() }
+        let key = String(decoding: keyBytes, as: UTF8.self)
+        if key == "Encoding", String(decoding: value, as: UTF8.self).lowercased() != "utf-8" {
+            throw fail("names an encoding other than UTF-8, the only one read")
+        }
+        groupList[group].last[key] = groupList[group].entries.count
+        groupList[group].entries.append(Entry(key: key, value: Array(value), line: number))
+    }
+
+    /// g_ascii_isspace: space, tab, newline, form feed, carriage return (not vertical tab).
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D
+    }
+
+    /// g_key_file_is_key_name: a non-empty name without `=`, `[` or `]`, then at most one
+    /// `[locale]` of letters, digits and `-_.@`, and nothing after it.
+    private static func isKeyName(_ key: ArraySlice<UInt8>) -> Bool {
+        var i = key.startIndex
+        while i < key.endIndex, key[i] != UInt8(ascii: "="), key[i] != UInt8(ascii: "["), key[i] != UInt8(ascii: "]") { i += 1 }
+        guard i > key.startIndex, key[key.startIndex] != UInt8(ascii: " "), key[i - 1] != UInt8(ascii: " ") else { return false }
+        guard i < key.endIndex else { return true }
+        guard key[i] == UInt8(ascii: "[") else { return false }
+        let locale = key[(i + 1)...]
+        guard let close = locale.firstIndex(where: { !isLocaleByte($0) }), key[close] == UInt8(ascii: "]") else { return false }
+        // GLib accepts any alphanumeric character there; past ASCII, a letter or digit of UTF-8.
+        guard String(validating: locale[..<close], as: UTF8.self).map({ text in
+            text.unicodeScalars.allSatisfy { $0.isASCII || $0.properties.isAlphabetic || $0.properties.numericType != nil }
+        }) ?? false else { return false }
+        return close + 1 == key.endIndex
+    }
+
+    private static func isLocaleByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "@"): true
+        default: byte >= 0x80
+        }
+    }
+
+    /// The groups, in the order they first appear.
+    public var groups: [String] { groupList.map(\.name) }
+
+    /// The keys of `group` in file order, a key given twice listed twice; empty for no such group.
+    public func keys(in group: String) -> [String] {
+        groupIndex[group].map { groupList[$0].entries.map(\.key) } ?? []
+    }
+
+    /// The value of `key` in `group` (its last line), unescaped; nil when there is none or when
+    /// it is not UTF-8 (as GKeyFile has it).
+    public func string(_ key: String, in group: String) -> String? {
+        guard let g = groupIndex[group], let e = groupList[g].last[key] else { return nil }
+        let raw = groupList[g].entries[e].value
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var i = 0
+        while i < raw.count {
+            let byte = raw[i]
+            i += 1
+            guard byte == UInt8(ascii: "\\") else { out.append(byte); continue }
+            guard i < raw.count else { break }  // a `\` at the end is dropped
+            switch raw[i] {
+            case UInt8(ascii: "s"): out.append(UInt8(ascii: " "))
+            case UInt8(ascii: "n"): out.append(UInt8(ascii: "\n"))
+            case UInt8(ascii: "t"): out.append(UInt8(ascii: "\t"))
+            case UInt8(ascii: "r"): out.append(UInt8(ascii: "\r"))
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+            default: out += [UInt8(ascii: "\\"), raw[i]]  // kept as written
+            }
+            i += 1
+        }
+        // GLib checks the stored value, escapes and all: the same bytes, as no escape makes or
+        // mends a multi-byte sequence.
+        return String(validating: out, as: UTF8.self)
+    }
+
+    /// The line (from 1) where `group` first appears.
+    public func line(ofGroup group: String) -> Int? {
+        groupIndex[group].map { groupList[$0].line }
+    }
+
+    /// The line (from 1) of the value of `key` in `group` that counts (its last).
+    public func line(ofKey key: String, in group: String) -> Int? {
+        guard let g = groupIndex[group], let e = groupList[g].last[key] else { return nil }
+        return groupList[g].entries[e].line
+    }
+}
