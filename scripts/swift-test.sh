@@ -21,8 +21,9 @@ if [ "$status" -ne 0 ]; then
     echo
     echo "==== swift test failed (exit $status). What failed, repeated from above (whole log: $log):"
     # Swift Testing marks a failed test and each recorded issue with ✘; XCTest says "error:" and
-    # "failed". A crash leaves neither, so the last lines before it are printed too.
-    if grep -E '✘|: error: |Test Case .* failed|Fatal error|Crash|signal [0-9]+' "$log" \
+    # "failed"; a Swift crash says "Fatal error". A run that ends with none of them has its last
+    # lines printed instead.
+    if grep -E '^✘|: error: |Test Case .* failed|Fatal error' "$log" \
         | grep -v '✘ Test run with' | head -n 60; then :; else
         echo "(no failed test named: the run ended early; its last 30 lines:)"
         tail -n 30 "$log"
