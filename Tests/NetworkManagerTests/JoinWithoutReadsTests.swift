@@ -85,13 +85,29 @@ struct JoinWithoutReadsTests {
         let before = reads()
 
         let wireless = "org.freedesktop.NetworkManager.Device.Wireless"
-        for member in ["AccessPointRemoved", "AccessPointAdded"] {
+        func emit(_ member: String) async throws {
             try await nm.nm("EmitSignal", [.string(wireless), .string(member), .string("o"), .array(element: .variant, [.variant(.objectPath(ap))])],
                             path: wlan.rawValue)
         }
+        // One after the other: each list is reported.
+        try await emit("AccessPointRemoved")
         _ = try await log.next("the list without ap1") { $0.accessPoints?.1.isEmpty == true ? true : nil }
+        try await emit("AccessPointAdded")
         let (_, again) = try await log.next("the list with ap1 again") { $0.accessPoints.flatMap { $0.1.map(\.path) == [ap] ? $0 : nil } }
         #expect(again.first?.ssid == bytes("Hotel WiFi"), "the properties kept are the access point's")
+        // In one burst, as in a signal storm: the client may report the list once, at the end
+        // (it reports a device's list when it has changed since the last report), so the burst
+        // ends with a change of strength that makes the final list differ.
+        try await emit("AccessPointRemoved")
+        try await emit("AccessPointAdded")
+        try await nm.nm("EmitSignal", [.string("org.freedesktop.DBus.Properties"), .string("PropertiesChanged"), .string("sa{sv}as"),
+                                       .array(element: .variant, [.variant(.string("org.freedesktop.NetworkManager.AccessPoint")),
+                                                                  .variant(.varDict(["Strength": .byte(77)])), .variant(.strings([]))])],
+                        path: ap.rawValue)
+        let (_, afterBurst) = try await log.next("the list with ap1 at 77 %") {
+            $0.accessPoints.flatMap { $0.1.map(\.path) == [ap] && $0.1.first?.strength == 77 ? $0 : nil }
+        }
+        #expect(afterBurst.first?.ssid == bytes("Hotel WiFi"))
         try await monitor.catchUp(nm.control)
         #expect(reads() == before, "listing the access point again read \(reads().dropFirst(before.count))")
         await client.stop()
