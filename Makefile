@@ -137,7 +137,7 @@ release:
 	@if [ -n "$(ORDER_FILE)" ] && [ "$(ORDER_FILE)" -nt "$(RELEASE_SCRATCH)/release/$(MULTICALL)" ]; then rm -f "$(RELEASE_SCRATCH)/release/$(MULTICALL)"; fi
 	@# Nor does it always recompile when only frontend flags change (objects built before
 	@# -function-sections kept their one .text): other flags than last time start afresh.
-	@if [ -f "$(RELEASE_SCRATCH)/flags" ] && [ "$$(cat "$(RELEASE_SCRATCH)/flags")" != '$(strip $(RELEASE_COMPILE_FLAGS))' ]; then \
+	@if [ -d "$(RELEASE_SCRATCH)" ] && [ "$$(cat "$(RELEASE_SCRATCH)/flags" 2>/dev/null)" != '$(strip $(RELEASE_COMPILE_FLAGS))' ]; then \
 	  echo "release: the build flags changed; rebuilding $(RELEASE_SCRATCH) from scratch"; rm -rf "$(RELEASE_SCRATCH)"; fi
 	@mkdir -p "$(RELEASE_SCRATCH)" && printf '%s' '$(strip $(RELEASE_COMPILE_FLAGS))' > "$(RELEASE_SCRATCH)/flags"
 	@archive=$$(clang -print-file-name=libstdc++.a); case "$$archive" in /*) ;; *) \

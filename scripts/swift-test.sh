@@ -15,7 +15,8 @@ mkdir -p "$(dirname "$log")"
 # run did). Eight takes as long in all (about 80 s): the run's length is its longest tests.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}
 
-"$SWIFT" test --skip-build "$@" 2>&1 | tee "$log"
+# $SWIFT unquoted: it may be a command with arguments, as make's $(SWIFT) may.
+$SWIFT test --skip-build "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then
     echo
@@ -23,8 +24,10 @@ if [ "$status" -ne 0 ]; then
     # Swift Testing marks a failed test and each recorded issue with ✘; XCTest says "error:" and
     # "failed"; a Swift crash says "Fatal error". A run that ends with none of them has its last
     # lines printed instead.
-    if grep -E '^✘|: error: |Test Case .* failed|Fatal error' "$log" \
-        | grep -v '✘ Test run with' | head -n 60; then :; else
+    failed=$(grep -E '^✘|: error: |Test Case .* failed|Fatal error' "$log" | grep -v '✘ Test run with' || true)
+    if [ -n "$failed" ]; then
+        printf '%s\n' "$failed" | head -n 60
+    else
         echo "(no failed test named: the run ended early; its last 30 lines:)"
         tail -n 30 "$log"
     fi

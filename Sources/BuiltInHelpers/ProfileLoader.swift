@@ -106,7 +106,8 @@ public enum ProfileLoader {
         var problems: [String] = []
         var secrets: [String] = []
         for group in file.groups {
-            switch parse(group: group, keys: file.keys(in: group), value: { file.string($0, in: group) }, path: path, file: file) {
+            let keys = file.keys(in: group).filter { !KeyFile.isTranslation($0) }
+            switch parse(group: group, keys: keys, value: { file.string($0, in: group) }, path: path, file: file) {
             case .success(let p):
                 profiles.append(p)
                 if p.password != nil { secrets.append("[\(group)] password") }

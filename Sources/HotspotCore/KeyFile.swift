@@ -3,7 +3,8 @@
 /// comments, read as GLib's GKeyFile reads them (`g_key_file_load_from_data` with
 /// `G_KEY_FILE_KEEP_TRANSLATIONS`, then `g_key_file_get_groups`, `_get_keys`, `_get_string`).
 ///
-/// The daemon used GKeyFile itself; this is the same reading without GLib, whose mapping cost the
+/// The daemon used GKeyFile itself (without translations: see ``isTranslation(_:)``); this is
+/// the same reading without GLib, whose mapping cost the
 /// idle daemon 0.7 MiB of its resident set for these four calls (issue 12, docs/PACKAGING.md).
 /// `KeyFileAgreementTests` holds it to GLib's on written and generated files. Unlike GLib's
 /// messages, a ``Problem`` names the line and never quotes it: a line may hold a password.
@@ -18,7 +19,9 @@
 ///   no `[`, `]` or `=` but a locale suffix (`name[de_DE.UTF-8@euro]`, kept as part of the key);
 ///   the value is what follows it without leading blanks (trailing ones are kept); a key before
 ///   any group is an error; the last of a key's values counts, and ``keys(in:)`` lists every
-///   line's key in order, repeats included; `Encoding=` must say UTF-8;
+///   line's key in order, repeats included; `Encoding=` in the first group must say UTF-8;
+/// - names are compared as bytes;
+/// - one difference: a line with a NUL byte is refused (GLib reads up to it).
 /// - a value's escapes are `\s \n \t \r \\`; another escape is kept as written and a `\` at the
 ///   end is dropped (GLib 2.74 returns the value and an error, which the daemon never read); a
 ///   value whose bytes are not UTF-8 reads as absent (``string(_:in:)`` is nil).
@@ -40,12 +43,14 @@ public struct KeyFile: Sendable {
         var name: String
         var line: Int
         var entries: [Entry] = []
-        /// Key → index in `entries` of its last occurrence.
-        var last: [String: Int] = [:]
+        /// Key (its bytes) → index in `entries` of its last occurrence.
+        var last: [[UInt8]: Int] = [:]
     }
 
+    /// Names are told apart by their bytes, as GLib's `strcmp` does: Swift's `String` equality
+    /// would make one group of `[Café]` written precomposed and decomposed.
     private var groupList: [Group] = []
-    private var groupIndex: [String: Int] = [:]
+    private var groupIndex: [[UInt8]: Int] = [:]
 
     /// Reads `bytes`; throws the first line that is not a comment, a group header or a key=value
     /// pair GKeyFile would take.
@@ -67,24 +72,28 @@ public struct KeyFile: Sendable {
 
     private mutating func parseLine(_ raw: ArraySlice<UInt8>, number: Int, current: inout Int?) throws(Problem) {
         func fail(_ reason: String) -> Problem { Problem(line: number, reason: reason) }
+        // GLib reads a line up to a NUL byte (it ends C strings); a NUL in a configuration is
+        // corruption, and it is refused instead (the one difference, docs/ARCHITECTURE.md).
         if raw.contains(0) { throw fail("contains a NUL byte") }
         var line = raw
         while let first = line.first, Self.isSpace(first) { line = line.dropFirst() }
         guard let first = line.first, first != UInt8(ascii: "#") else { return }
 
+        // After `]`, GLib steps to the next character (over UTF-8 continuation bytes), then allows
+        // blanks only.
         if first == UInt8(ascii: "["), let close = line.firstIndex(of: UInt8(ascii: "]")),
-           line[(close + 1)...].allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+           line[(close + 1)...].drop(while: { (0x80...0xBF).contains($0) })
+               .allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
             let name = line[(line.startIndex + 1)..<close]
             guard !name.isEmpty, !name.contains(where: { $0 == UInt8(ascii: "[") || $0 < 0x20 || $0 == 0x7F }) else {
                 throw fail("starts a group but its name is not valid (expected '[name]', without brackets or control characters in the name)")
             }
-            let text = String(decoding: name, as: UTF8.self)
-            if let existing = groupIndex[text] {
+            if let existing = groupIndex[Array(name)] {
                 current = existing
             } else {
-                groupIndex[text] = groupList.count
+                groupIndex[Array(name)] = groupList.count
                 current = groupList.count
-                groupList.append(Group(name: text, line: number))
+                groupList.append(Group(name: String(decoding: name, as: UTF8.self), line: number))
             }
             return
         }
@@ -103,10 +112,11 @@ public struct KeyFile: Sendable {
         var value = line[(equals + 1)...]
         while let first = value.first, Self.isSpace(first) { value = value.dropFirst() }
         let key = String(decoding: keyBytes, as: UTF8.self)
-        if key == "Encoding", String(decoding: value, as: UTF8.self).lowercased() != "utf-8" {
+        // GLib looks at Encoding= in the first group only.
+        if group == 0, key == "Encoding", String(decoding: value, as: UTF8.self).lowercased() != "utf-8" {
             throw fail("names an encoding other than UTF-8, the only one read")
         }
-        groupList[group].last[key] = groupList[group].entries.count
+        groupList[group].last[Array(keyBytes)] = groupList[group].entries.count
         groupList[group].entries.append(Entry(key: key, value: Array(value), line: number))
     }
 
@@ -125,9 +135,15 @@ public struct KeyFile: Sendable {
         guard key[i] == UInt8(ascii: "[") else { return false }
         let locale = key[(i + 1)...]
         guard let close = locale.firstIndex(where: { !isLocaleByte($0) }), key[close] == UInt8(ascii: "]") else { return false }
-        // GLib accepts any alphanumeric character there; past ASCII, a letter or digit of UTF-8.
+        // GLib accepts any alphanumeric character there (g_unichar_isalnum: letters and numbers).
         guard String(validating: locale[..<close], as: UTF8.self).map({ text in
-            text.unicodeScalars.allSatisfy { $0.isASCII || $0.properties.isAlphabetic || $0.properties.numericType != nil }
+            text.unicodeScalars.allSatisfy { scalar in
+                switch scalar.properties.generalCategory {
+                case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                     .decimalNumber, .letterNumber, .otherNumber: true
+                default: scalar.isASCII
+                }
+            }
         }) ?? false else { return false }
         return close + 1 == key.endIndex
     }
@@ -145,13 +161,17 @@ public struct KeyFile: Sendable {
 
     /// The keys of `group` in file order, a key given twice listed twice; empty for no such group.
     public func keys(in group: String) -> [String] {
-        groupIndex[group].map { groupList[$0].entries.map(\.key) } ?? []
+        groupIndex[Array(group.utf8)].map { groupList[$0].entries.map(\.key) } ?? []
     }
+
+    /// Whether `key` is a translation (`name[locale]`). GLib keeps these only for the process's
+    /// locale unless asked to keep them all; the daemon reads none, whatever its locale.
+    public static func isTranslation(_ key: String) -> Bool { key.last == "]" }
 
     /// The value of `key` in `group` (its last line), unescaped; nil when there is none or when
     /// it is not UTF-8 (as GKeyFile has it).
     public func string(_ key: String, in group: String) -> String? {
-        guard let g = groupIndex[group], let e = groupList[g].last[key] else { return nil }
+        guard let g = groupIndex[Array(group.utf8)], let e = groupList[g].last[Array(key.utf8)] else { return nil }
         let raw = groupList[g].entries[e].value
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
@@ -178,12 +198,12 @@ public struct KeyFile: Sendable {
 
     /// The line (from 1) where `group` first appears.
     public func line(ofGroup group: String) -> Int? {
-        groupIndex[group].map { groupList[$0].line }
+        groupIndex[Array(group.utf8)].map { groupList[$0].line }
     }
 
     /// The line (from 1) of the value of `key` in `group` that counts (its last).
     public func line(ofKey key: String, in group: String) -> Int? {
-        guard let g = groupIndex[group], let e = groupList[g].last[key] else { return nil }
+        guard let g = groupIndex[Array(group.utf8)], let e = groupList[g].last[Array(key.utf8)] else { return nil }
         return groupList[g].entries[e].line
     }
 }

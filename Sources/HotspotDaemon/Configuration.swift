@@ -86,7 +86,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         config.warnings = InlineComments.warnings(in: String(decoding: bytes, as: UTF8.self), file: "configuration \(path)")
         let known = knownKeys
         for group in file.groups {
-            for key in file.keys(in: group) where !(known[group]?.contains(key) ?? false) {
+            for key in file.keys(in: group) where !KeyFile.isTranslation(key) && !(known[group]?.contains(key) ?? false) {
                 config.unknownKeys.append("\(group).\(key)")
             }
         }

@@ -34,7 +34,7 @@ final class StateWriter: Sendable {
     /// succession become one, and the write leaves the moment the cache changed (a helper's
     /// evaluate answer, with its authenticate round trip still to come) for a quieter one. On the
     /// two-core machine here the save in that moment cost the join a third of its time
-    /// (`daemon-benchmark`: p50 1.65–1.79 ms with it, 1.20–1.21 ms gathered). A crash in between
+    /// (`daemon-benchmark`, same hour: p50 1.65–2.01 ms with it, 1.19–1.25 ms gathered). A crash in between
     /// loses what a crash before the save always lost: one evaluation, made again at the next join.
     static let defaultGathering: Duration = .milliseconds(100)
     private let gathering: Duration
@@ -76,7 +76,7 @@ final class StateWriter: Sendable {
         // On a thread of its own: the fsync must not hold the bus thread, which runs the
         // daemon's tasks (Connection.hostGlobalJobs()).
         if !DetachedThread.start(name: "hotspot-save", stackSize: 256 * 1024, { self.drain() }) {
-            drain()  // no thread to be had: late in this one rather than never
+            drain(gathering: .zero)  // no thread to be had: late in this one rather than never, and not held
         }
     }
 
@@ -100,8 +100,8 @@ final class StateWriter: Sendable {
         flush()
     }
 
-    private func drain() {
-        let (seconds, attoseconds) = gathering.components
+    private func drain(gathering: Duration? = nil) {
+        let (seconds, attoseconds) = (gathering ?? self.gathering).components
         var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var left = timespec()
         while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }

@@ -111,6 +111,18 @@ struct ProfilesDirectory {
         #expect(set.index.profile(for: SSID("Other")) != nil, "other files load")
     }
 
+    /// A translation (`key[locale]`) is read by no locale: the profile loads as if it were absent,
+    /// whatever language the daemon runs in (GLib, as the daemon called it, kept it or dropped it
+    /// by the locale, and kept, it made the profile fail as an unknown key).
+    @Test func translationsAreIgnoredWhateverTheLocale() throws {
+        let d = try ProfilesDirectory()
+        defer { d.remove() }
+        try d.write("t.conf", "[T]\nssid=T\ndisplay-name=Town\ndisplay-name[de]=Stadt\n")
+        let set = ProfileLoader.load(directory: d.path, requireRootOwner: false)
+        #expect(set.problems.isEmpty, "\(set.problems)")
+        #expect(set.index.profile(for: SSID("T"))?.displayName == "Town")
+    }
+
     @Test func aFileThatIsNotAKeyfileIsSkippedWithItsLine() throws {
         let d = try ProfilesDirectory()
         defer { d.remove() }

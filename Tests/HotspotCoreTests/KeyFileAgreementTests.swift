@@ -3,9 +3,10 @@ import CGLib
 import HotspotCore
 import Testing
 
-/// `KeyFile` reads what GLib's GKeyFile reads, as the daemon used it (load with
-/// KEEP_TRANSLATIONS, groups, keys, get_string): on hand-written files that probe each rule and
-/// on thousands of files generated from the pieces key files are made of.
+/// `KeyFile` reads what GLib's GKeyFile reads (load with KEEP_TRANSLATIONS, groups, keys,
+/// get_string; the daemon then ignores translations, which GLib kept or dropped by the process's
+/// locale): on hand-written files that probe each rule and on thousands of files generated from
+/// the pieces key files are made of.
 struct KeyFileAgreementTests {
     /// What GLib makes of `bytes`: nil when it refuses the file, else each group with its keys in
     /// order and the value get_string gives each (nil where it gives none).
@@ -64,6 +65,8 @@ struct KeyFileAgreementTests {
         "[a]\nk[d\u{E9}]=v\n", "[a]\nk==v\n", "[a]\nk = = v\n", "\u{FEFF}[a]\nk=v\n", "[a]\n\u{B}k=v\n", "[a]\nk=v\n\n\n",
         "[a]\n\u{B}k=v\n", "[a]\n\u{C}k=v\n", "[a]\n\rk=v\n", "[a]\nk\u{B}=v\n", "[a]\nk=\u{B}v\n", "\u{B}[a]\n", "[a]\n\u{B}#c\n",
         "[a]\n\u{B}\n", "[a]\nk=a\\qb\\sc\n", "[a]\nk=a\\", "[a]\n\u{1}=v\n",
+        "[a]\nk=v\n[b]\nEncoding=latin1\n", "[a]\nEncoding=latin1\n[b]\n", "[a]\nk[\u{24B6}]=v\n", "[a]\nk[a\u{93E}]=v\n",
+        "[a]\nk[\u{345}]=v\n", "[a]\nk[\u{665}\u{2163}]=v\n",
     ]
 
     @Test func handWrittenFilesReadAsGLibReadsThem() {
@@ -82,6 +85,9 @@ struct KeyFileAgreementTests {
         for bytes in cases {
             #expect(Self.ours(bytes) == Self.glib(bytes), "\(bytes)")
         }
+        // After `]`, continuation bytes are stepped over.
+        let trailing = Array("[a]".utf8) + [0x80] + Array("\nk=v\n".utf8)
+        #expect(Self.ours(trailing) == Self.glib(trailing))
         // Names that are not UTF-8: both take the file (names cannot be compared through Swift
         // strings, which mend them; the profile loader mends the text first anyway).
         for bytes in [Array("[".utf8) + [0xFF] + Array("]\nk=v\n".utf8), Array("[a]\n".utf8) + [0xE9] + Array("=v\n".utf8)] {
@@ -133,5 +139,9 @@ struct KeyFileAgreementTests {
         #expect(file?.line(ofGroup: "a") == 1 && file?.line(ofGroup: "b") == 4)
         #expect(file?.line(ofKey: "k", in: "a") == 7, "the line of the value that counts")
         #expect(file?.string("k", in: "a") == "3" && file?.keys(in: "a") == ["k", "k"])
+        // Names are bytes: [Café] precomposed and decomposed are two groups, as in GLib.
+        let twoCafes = try? KeyFile(parsing: Array("[Caf\u{E9}]\nk=1\n[Cafe\u{301}]\nk=2\n".utf8))
+        #expect(twoCafes?.groups.count == 2)
+        #expect(twoCafes?.string("k", in: "Caf\u{E9}") == "1" && twoCafes?.string("k", in: "Cafe\u{301}") == "2")
     }
 }
