@@ -161,9 +161,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .profile:
             // The loader reads files (it checks their owner and mode): one scratch file per process.
             FileManager.default.createFile(atPath: Self.profilePath, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
-            let (profiles, problems) = ProfileLoader.loadFile(path: Self.profilePath, requireRootOwner: false)
+            let (profiles, problems, warnings) = ProfileLoader.loadFile(path: Self.profilePath, requireRootOwner: false)
             _ = ProfileIndex(profiles).conflicts
-            _ = problems.count
+            _ = problems.count + warnings.count
         case .dhcp:
             if case .success(let answer) = DHCPInform.parseReply(bytes, xid: Self.dhcpXID) { _ = "\(answer)" }
         case .probeResponse:

@@ -73,34 +73,29 @@ public enum ProfileLoader {
             let file = loadFile(path: path, requireRootOwner: requireRootOwner)
             profiles += file.profiles
             problems += file.problems
-            warnings += Self.warnings(path: path)
+            warnings += file.warnings
         }
         let index = ProfileIndex(profiles)
         return ProfileSet(index: index, problems: problems + index.conflicts, warnings: warnings)
     }
 
-    /// The warnings for one file (see ``ProfileSet/warnings``); none when it cannot be read.
-    public static func warnings(path: String) -> [String] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
-        return InlineComments.warnings(in: String(decoding: data, as: UTF8.self), file: "profile \(path)")
-    }
-
-    /// Loads one file: its profiles and the problems found.
-    public static func loadFile(path: String, requireRootOwner: Bool = geteuid() == 0) -> (profiles: [Profile], problems: [String]) {
+    /// Loads one file: its profiles, the problems found, and the warnings (see
+    /// ``ProfileSet/warnings``) about the file as read.
+    public static func loadFile(path: String, requireRootOwner: Bool = geteuid() == 0) -> (profiles: [Profile], problems: [String], warnings: [String]) {
         let contents: RegularFile.Contents
         do {
             guard let c = try RegularFile.contents(path, maximumSize: maximumFileSize) else {
-                return ([], ["profile \(path): it is gone (removed while the directory was read); it is skipped"])
+                return ([], ["profile \(path): it is gone (removed while the directory was read); it is skipped"], [])
             }
             contents = c
         } catch {
-            return ([], ["profile refused: \(error.message); it is skipped"])
+            return ([], ["profile refused: \(error.message); it is skipped"], [])
         }
         // Read as text (bytes that are not UTF-8 become U+FFFD), as GKeyFile was given it.
         let file: KeyFile
         do { file = try KeyFile(parsing: Array(String(decoding: contents.bytes, as: UTF8.self).utf8)) } catch {
             // Where and what, never the line itself (it may hold a secret).
-            return ([], ["profile \(path): \(error); the whole file is skipped. Each profile is a [group] followed by key=value lines"])
+            return ([], ["profile \(path): \(error); the whole file is skipped. Each profile is a [group] followed by key=value lines"], [])
         }
         var profiles: [Profile] = []
         var problems: [String] = []
@@ -130,11 +125,12 @@ public enum ProfileLoader {
                 }
             }
         }
+        let warnings = InlineComments.warnings(in: file, name: "profile \(path)")
         if !secrets.isEmpty, let refusal = permissionProblem(path: path, mode: contents.mode, owner: contents.owner, secrets: secrets,
                                                              requireRootOwner: requireRootOwner) {
-            return ([], [refusal])
+            return ([], [refusal], warnings)
         }
-        return (profiles, problems)
+        return (profiles, problems, warnings)
     }
 
     /// Why a file holding secrets may not be used, or nil when its owner and mode are safe.
@@ -242,24 +238,17 @@ public enum ProfileLoader {
 /// must be on a line of its own. A value with blank-then-`#` in it was most likely meant as
 /// `value  # comment`; these warnings say where, without quoting the value (it may be a password).
 public enum InlineComments {
-    /// One warning per `key=value` line whose value has a blank followed by `#`, naming `file`,
-    /// the line, the group and the key.
-    public static func warnings(in text: String, file: String) -> [String] {
-        var out: [String] = []
-        var group = ""
-        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingWhitespace
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            if line.hasPrefix("[") { group = String(line.dropFirst().prefix { $0 != "]" }); continue }
-            guard let eq = line.firstIndex(of: "=") else { continue }
-            let value = line[line.index(after: eq)...].unicodeScalars
-            let blankHash = zip(value, value.dropFirst()).contains { ($0 == " " || $0 == "\t") && $1 == "#" }
-            guard blankHash else { continue }
-            let key = line[..<eq].trimmingWhitespace
-            out.append("\(file) line \(i + 1): [\(group)] \(key): the value contains ' #', which a key file keeps as part of the value "
-                + "(there are no inline comments); if it is meant as a comment, move it to a line of its own starting with #")
+    /// One warning per `key=value` line of `file` whose value, as written, has a blank followed
+    /// by `#`, naming `name`, the line, the group and the key.
+    public static func warnings(in file: KeyFile, name: String) -> [String] {
+        file.assignments.compactMap { a in
+            let blankHash = zip(a.rawValue, a.rawValue.dropFirst()).contains {
+                ($0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t")) && $1 == UInt8(ascii: "#")
+            }
+            guard blankHash else { return nil }
+            return "\(name) line \(a.line): [\(a.group)] \(a.key): the value contains ' #', which a key file keeps as part of the value "
+                + "(there are no inline comments); if it is meant as a comment, move it to a line of its own starting with #"
         }
-        return out
     }
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -337,6 +338,42 @@ public actor Connection {
         }
     }
 
+    /// Sends a method call at once when called on the connection's thread — where a program that
+    /// hosts its global jobs there (``hostGlobalJobs()``) runs its tasks — and returns its reply
+    /// to await. Elsewhere the call is sent when the reply is first awaited. Sending before a task
+    /// is made for the reply keeps the message ahead of the jobs already queued on the thread
+    /// (issue 13: the daemon's command to a helper no longer waits behind the announcements the
+    /// same event queued).
+    public nonisolated func callNow(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+                                    body: [DBusValue] = [], timeout: Duration = .seconds(25)) -> PendingReply {
+        let reply = PendingReply(connection: self, destination: destination, path: path, interface: interface, member: member,
+                                 body: body, timeout: timeout)
+        if thread.isCurrent { assumeIsolated { $0.start(reply) } }
+        return reply
+    }
+
+    fileprivate func start(_ reply: PendingReply) {
+        guard let call = reply.take() else { return }
+        do {
+            try Marshal.validateBody(call.body)
+            let serial = try send(destination: call.destination, path: call.path, interface: call.interface, member: call.member,
+                                  body: call.body, autoStart: true)
+            let deadline = ContinuousClock.now.advanced(by: call.timeout)
+            pending[serial] = Pending(handler: .callback { _, result in reply.fulfill(result) }, deadline: deadline, timeout: call.timeout,
+                                      member: call.member.rawValue, destination: call.destination?.rawValue ?? "(none)")
+            insertDeadline(deadline, serial)
+            reply.sent(serial)
+        } catch let error as DBusError {
+            reply.fulfill(.failure(error))
+        } catch {
+            reply.fulfill(.failure(.invalidValue("\(error)")))
+        }
+    }
+
+    fileprivate func cancel(_ reply: PendingReply) {
+        if let serial = reply.serial { cancelCall(serial) } else { _ = reply.take(); reply.fulfill(.failure(.cancelled)) }
+    }
+
     /// Records a deadline. Answered calls leave their entries behind (lazy deletion); when
     /// those outnumber the pending calls the heap is rebuilt, so it stays proportional to the
     /// calls actually in flight however many calls per second go through.
@@ -565,4 +602,70 @@ public actor Connection {
 
 func environment(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+}
+
+/// The reply to a call made with ``Connection/callNow(destination:path:interface:member:body:timeout:)``.
+public final class PendingReply: Sendable {
+    fileprivate struct Call: Sendable {
+        let destination: BusName?
+        let path: ObjectPath
+        let interface: InterfaceName?
+        let member: MemberName
+        let body: [DBusValue]
+        let timeout: Duration
+    }
+
+    private struct State {
+        var call: Call?
+        var serial: UInt32?
+        var result: Result<Message, DBusError>?
+        var waiter: CheckedContinuation<Message, any Error>?
+    }
+
+    private let connection: Connection
+    private let state: Mutex<State>
+
+    fileprivate init(connection: Connection, destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+                     body: [DBusValue], timeout: Duration) {
+        self.connection = connection
+        state = Mutex(State(call: Call(destination: destination, path: path, interface: interface, member: member, body: body, timeout: timeout)))
+    }
+
+    /// The call to send, once.
+    fileprivate func take() -> Call? { state.withLock { s in defer { s.call = nil }; return s.call } }
+    fileprivate func sent(_ serial: UInt32) { state.withLock { $0.serial = serial } }
+    fileprivate var serial: UInt32? { state.withLock { $0.serial } }
+
+    /// Whether the call has left (callNow on the connection's thread sends it at once).
+    public var wasSent: Bool { state.withLock { $0.serial != nil } }
+
+    fileprivate func fulfill(_ result: Result<Message, DBusError>) {
+        let waiter = state.withLock { s -> CheckedContinuation<Message, any Error>? in
+            guard s.result == nil else { return nil }
+            s.result = result
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume(with: result.mapError { $0 as any Error })
+    }
+
+    /// The reply message. Throws as ``Connection/callMessage(destination:path:interface:member:body:timeout:autoStart:interactive:)``
+    /// does; cancelling the awaiting task cancels the call.
+    public func message() async throws -> Message {
+        if state.withLock({ $0.call != nil }) { await connection.start(self) }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Message, any Error>) in
+                let done = state.withLock { s -> Result<Message, DBusError>? in
+                    if s.result == nil { s.waiter = c }
+                    return s.result
+                }
+                if let done { c.resume(with: done.mapError { $0 as any Error }) }
+            }
+        } onCancel: {
+            Task { await self.connection.cancel(self) }
+        }
+    }
+
+    /// The reply's body.
+    public func body() async throws -> [DBusValue] { try await message().body }
 }

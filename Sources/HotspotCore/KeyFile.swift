@@ -196,6 +196,21 @@ public struct KeyFile: Sendable {
         return String(validating: out, as: UTF8.self)
     }
 
+    /// A `key=value` line as written: the value's bytes before unescaping.
+    public struct Assignment: Sendable, Equatable {
+        public let group: String
+        public let key: String
+        public let rawValue: [UInt8]
+        /// From 1.
+        public let line: Int
+    }
+
+    /// Every `key=value` line, repeats included, in file order.
+    public var assignments: [Assignment] {
+        groupList.flatMap { g in g.entries.map { Assignment(group: g.name, key: $0.key, rawValue: $0.value, line: $0.line) } }
+            .sorted { $0.line < $1.line }
+    }
+
     /// The line (from 1) where `group` first appears.
     public func line(ofGroup group: String) -> Int? {
         groupIndex[Array(group.utf8)].map { groupList[$0].line }

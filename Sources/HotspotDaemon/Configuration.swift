@@ -83,7 +83,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             throw ConfigurationError("\(path): \(error)")
         }
         var config = DaemonConfiguration()
-        config.warnings = InlineComments.warnings(in: String(decoding: bytes, as: UTF8.self), file: "configuration \(path)")
+        config.warnings = InlineComments.warnings(in: file, name: "configuration \(path)")
         let known = knownKeys
         for group in file.groups {
             for key in file.keys(in: group) where !KeyFile.isTranslation(key) && !(known[group]?.contains(key) ?? false) {
@@ -97,7 +97,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
             guard let t = text(key, group) else { return nil }
             return t.split(separator: ";").map { trimmed($0) }.filter { !$0.isEmpty }
         }
-        func at(_ group: String, _ key: String) -> String { "line \(file.line(ofKey: key, in: group) ?? 0): [\(group)] \(key)" }
+        func at(_ group: String, _ key: String) -> String {
+            (file.line(ofKey: key, in: group).map { "line \($0): " } ?? "") + "[\(group)] \(key)"
+        }
         func seconds(_ key: String, _ group: String = "daemon") throws(ConfigurationError) -> Duration? {
             guard let t = text(key, group) else { return nil }
             guard let v = Double(t), v.isFinite, v > 0, v < 31_536_000 else {

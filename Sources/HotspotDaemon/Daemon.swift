@@ -177,8 +177,11 @@ final class ConnectivityService: Service {
     }
 
     func run() async throws {
-        for await report in reports.cancelOnGracefulShutdown() {
-            await engine.connectivityChecked(report.interface, link: report.link, verdict: report.verdict, published: report.published)
+        let (reports, engine) = (self.reports, self.engine)
+        await cancelWhenGracefulShutdown {
+            for await report in reports {
+                await engine.connectivityChecked(report.interface, link: report.link, verdict: report.verdict, published: report.published)
+            }
         }
     }
 }

@@ -56,16 +56,17 @@ extension Engine {
             r.status = s
             interfaces[s.interface] = r
             if old?.state != s.state { log.info("\(s.interface): \(old?.state.rawValue ?? "inactive") → \(s.state.rawValue)") }
-            if old?.state != s.state, s.state == .authenticated, let monitor {
-                // Signed in or maintained: look again soon (this also learns a new session end).
-                Task { await monitor.recheckSoon(s.interface.rawValue) }
-            }
             typealias I = HotspotContract.Interface
             var changed: [PropertySpec] = []
             if old?.state != s.state { changed.append(I.state) }
             if old?.network != s.network { changed.append(I.network) }
             if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(I.helper) }
             if !changed.isEmpty { announce(.interface(r, changed)) }
+            if old?.state != s.state, s.state == .authenticated, let monitor {
+                // Signed in or maintained: look again soon (this also learns a new session end),
+                // after the announcement, whose task is queued first.
+                Task { await monitor.recheckSoon(s.interface.rawValue) }
+            }
         case .publishScanList(let name, let list):
             interfaces[name]?.scanList = list
         case .uiRequired(let request):
@@ -142,12 +143,14 @@ extension Engine {
         }
         // The core's deadline timer decides; the D-Bus timeout only backs it up.
         let timeout = request.deadline.map { $0 + .seconds(2) } ?? .seconds(7 * 24 * 3600)
-        let bus = self.bus
+        // Sent now, from the bus thread the engine runs on, ahead of the announcements this
+        // event queued; the task only waits for the answer.
+        let call = bus.callNow(destination: helperName, path: helperPath, interface: HotspotContract.handlerInterface,
+                               member: HotspotContract.Handler.handleCommand.name, body: [wire.encode()], timeout: timeout)
         let task = Task { [weak self] in
             let outcome: CommandOutcome
             do {
-                let reply = try await bus.call(destination: helperName, path: helperPath, interface: HotspotContract.handlerInterface,
-                                               member: HotspotContract.Handler.handleCommand.name, body: [wire.encode()], timeout: timeout)
+                let reply = try await call.body()
                 guard reply.count == 1 else { throw WireError("HandleCommand returned \(reply.count) values") }
                 outcome = .answered(try WireResponse.decode(reply[0], answering: wire))
             } catch let error as WireError {
@@ -186,23 +189,25 @@ extension Engine {
         }
         let secs = seconds(since: f.started)
         switch outcome {
+        // CommandCompleted follows the state the outcome leads to: the change clients wait for is
+        // announced first (issue 13: the join's last hop).
         case .answered(let response):
-            await completed(request, result: response.result.rawValue, seconds: secs)
             log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms\(response.reason.map { ": \($0)" } ?? "")")
             // The commands only the chosen helper gets say why the joined network is as it is.
             if [.authenticate, .maintain, .presentUI, .logoff].contains(request.command) { setReason(request.interface, response.reason ?? "") }
             await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
                                                       confidence: response.confidence, claims: response.claims)))
+            await completed(request, result: response.result.rawValue, seconds: secs)
             // As the core counts them: the claims of a successful answer, none otherwise.
             if request.command == .filterScanList, let provisioner, let helper = core.helpers.first(where: { $0.identifier == request.helper }) {
                 await provisioner.helperAnswered(helper, asked: request.networks, claims: response.result == .success ? response.claims : [])
             }
         case .malformed(let problem):
-            await completed(request, result: "failure", seconds: secs)
             await handle(.helperAnswerMalformed(request.token, helper: request.helper, problem: problem))
+            await completed(request, result: "failure", seconds: secs)
         case .timedOut:
-            await completed(request, result: "timed-out", seconds: secs)
             await handle(.helperTimedOut(request.token))
+            await completed(request, result: "timed-out", seconds: secs)
         case .vanished:
             await completed(request, result: "helper-left", seconds: secs)
             if let name = helpers[request.helper]?.uniqueName { await helperVanished(request.helper, uniqueName: name) }

@@ -64,11 +64,13 @@ actor ProfileProvisioner {
 
     /// The user forgot a network (`ForgetNetwork`): its profile is provisioned afresh — written
     /// again whole (autoconnect on, any edit undone), or added again if someone had deleted it.
+    /// A network no helper supplies a password for has no profile of ours to write: forgetting
+    /// it reads nothing from NetworkManager (it is provisioned afresh if a helper claims it later).
     func forgot(_ ssid: SSID) {
         declined.remove(ssid.bytes)
         fresh.insert(ssid.bytes)
         for (uuid, spec) in written where spec.ssid == ssid.bytes { written[uuid] = nil }
-        requestReconcile()
+        if wanted().contains(where: { $0.ssid == ssid.bytes }) { requestReconcile() }
     }
 
     /// An interface's access points: learns which key management each personal network needs.

@@ -75,7 +75,7 @@ final class StateWriter: Sendable {
         guard start else { return }
         // On a thread of its own: the fsync must not hold the bus thread, which runs the
         // daemon's tasks (Connection.hostGlobalJobs()).
-        if !DetachedThread.start(name: "hotspot-save", stackSize: 256 * 1024, { self.drain() }) {
+        if !DetachedThread.start(name: "hotspot-save", stackSize: 256 * 1024, { self.drain(gathering: self.gathering) }) {
             drain(gathering: .zero)  // no thread to be had: late in this one rather than never, and not held
         }
     }
@@ -100,8 +100,10 @@ final class StateWriter: Sendable {
         flush()
     }
 
-    private func drain(gathering: Duration? = nil) {
-        let (seconds, attoseconds) = (gathering ?? self.gathering).components
+    /// Sleeps `gathering` (states handed over meanwhile become one write), then writes until
+    /// nothing is waiting.
+    private func drain(gathering: Duration) {
+        let (seconds, attoseconds) = gathering.components
         var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var left = timespec()
         while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }

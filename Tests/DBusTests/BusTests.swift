@@ -308,6 +308,50 @@ struct BusTests {
         await #expect { try await task.value } throws: { ($0 as? DBus.DBusError) == .cancelled }
     }
 
+    /// callNow sends at once on the connection's thread (an immediate handler runs there), and
+    /// elsewhere when the reply is first awaited; its reply, errors, deadline and cancellation
+    /// are those of call().
+    @Test func callNowSendsAtOnceOnTheConnectionsThread() async throws {
+        let f = try await BusFixture()
+        let client = f.client
+        @Sendable func echo(_ text: String) -> PendingReply {
+            client.callNow(destination: BusFixture.serviceName, path: TestObject.path, interface: TestObject.interface, member: "Echo",
+                           body: [.variant(.string(text))], timeout: .seconds(10))
+        }
+        // Off the thread: sent when awaited.
+        let later = echo("later")
+        #expect(!later.wasSent)
+        #expect(try await later.body() == [.variant("later")])
+        #expect(later.wasSent)
+        // On the thread: sent before the handler returns.
+        let sentInHandler = Mutex<Bool?>(nil)
+        let relay = DBusInterface("org.example.Relay", methods: [
+            DBusMethod("Relay", outputs: [DBusArgument("echo", "v")], immediate: { _ in
+                let reply = echo("relayed")
+                sentInHandler.withLock { $0 = reply.wasSent }
+                return .later { try await reply.body() }
+            }),
+        ])
+        try await client.export([relay], at: "/org/example/Relay")
+        let caller = try f.bus.connect()
+        let relayed = try await caller.call(destination: BusName(client.uniqueName), path: "/org/example/Relay", interface: "org.example.Relay",
+                                            member: "Relay", timeout: .seconds(10))
+        #expect(relayed == [.variant("relayed")])
+        #expect(sentInHandler.withLock { $0 } == true)
+        // Errors, the deadline and cancellation.
+        let bad = client.callNow(destination: BusFixture.serviceName, path: TestObject.path, interface: TestObject.interface, member: "Fail")
+        await #expect { try await bad.body() } throws: { $0.dbusName == "org.example.Test.Error.Scripted" }
+        let slow = client.callNow(destination: BusFixture.serviceName, path: TestObject.path, interface: TestObject.interface, member: "Sleep",
+                                  body: [.uint32(5_000)], timeout: .milliseconds(200))
+        await #expect { try await slow.body() } throws: { if case .timedOut? = $0 as? DBus.DBusError { return true }; return false }
+        let cancelled = client.callNow(destination: BusFixture.serviceName, path: TestObject.path, interface: TestObject.interface,
+                                       member: "Sleep", body: [.uint32(5_000)])
+        let waiting = Task { try await cancelled.body() }
+        try await Task.sleep(for: .milliseconds(100))
+        waiting.cancel()
+        await #expect { try await waiting.value } throws: { ($0 as? DBus.DBusError) == .cancelled }
+    }
+
     @Test func theBusGoingAwayFailsPendingCallsAndIsReported() async throws {
         let f = try await BusFixture()
         let pending = Task { try await f.call("Sleep", [.uint32(20_000)], timeout: .seconds(30)) }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import HotspotTesting
 import BuiltInHelpers
+import HotspotCore
 import Foundation
 @testable import HotspotDaemon
 import Testing
@@ -127,13 +128,13 @@ struct ExampleFileTests {
     /// The README's old example: a trailing `# …` would have been part of the SSID.
     @Test func inlineCommentsAreWarnedAboutWithoutTheValue() throws {
         let profile = "[CityFree]\nssid=CityFree   # or ssid-prefix=CityFree-\n\n[Office]\nssid=Office\npassword=hunter22\t# secret-ish\n"
-        let warnings = InlineComments.warnings(in: profile, file: "profile /x.conf")
+        let warnings = InlineComments.warnings(in: try KeyFile(parsing: Array(profile.utf8)), name: "profile /x.conf")
         #expect(warnings.count == 2)
         #expect(warnings.first?.hasPrefix("profile /x.conf line 2: [CityFree] ssid:") == true)
         #expect(warnings.last?.hasPrefix("profile /x.conf line 6: [Office] password:") == true)
         #expect(!warnings.joined().contains("hunter22") && !warnings.joined().contains("secret-ish") && !warnings.joined().contains("or ssid-prefix"))
         // A '#' not after a blank (a URL fragment) and comment lines are fine.
-        #expect(InlineComments.warnings(in: "[a]\n# x=1 # y\nform-url=https://p.example/#login\n", file: "f").isEmpty)
+        #expect(InlineComments.warnings(in: try KeyFile(parsing: Array("[a]\n# x=1 # y\nform-url=https://p.example/#login\n".utf8)), name: "f").isEmpty)
 
         let config = "[daemon]\nmaintain-interval=600\n\n[connectivity]\ndns-servers=192.0.2.53   # the office resolver\n"
         let parsed = try DaemonConfiguration.parse(Array(config.utf8), path: "/etc/h.conf")

@@ -120,6 +120,27 @@ struct ProvisioningTests {
         #expect(try await s.nm.profileWrites(s.client, profile: ours.path).map(\.method) == ["AddConnection2"])
     }
 
+    /// Forgetting a network no helper supplies a password for has no profile to provision: the
+    /// daemon reads none of NetworkManager's (issue 13: the reads competed with the next join).
+    /// A forgotten claimed network is still provisioned afresh, after one read.
+    @Test func forgettingANetworkWithoutAPasswordReadsNoProfiles() async throws {
+        let (s, _, _, ours) = try await Self.provisioned()
+        let settings = "/org/freedesktop/NetworkManager/Settings"
+        func listings() async throws -> Int { try await s.calls(settings).filter { $0.method == "ListConnections" }.count }
+        func forget(_ ssid: String) async throws {
+            _ = try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
+                                        interface: HotspotContract.managerInterface, member: "ForgetNetwork", body: [.bytes(Array(ssid.utf8))])
+        }
+        let before = try await listings()
+        try await forget("Library")
+        try await forget("CoffeeShop")
+        try await Self.eventually(s, "the forgotten CoffeeShop was not written afresh") {
+            try await s.nm.profileWrites(s.client, profile: ours.path).map(\.method).contains("Update2")
+        }
+        // One reconciliation (CoffeeShop's): Library's would have read the profiles first.
+        #expect(try await listings() == before + 1, "\(s.daemon.log.suffix(3000))")
+    }
+
     @Test func aProfileInUseIsWithdrawnOnlyOnceTheConnectionEnds() async throws {
         let (s, helper, _, ours) = try await Self.provisioned()
         let active = try await s.mock("AddActiveConnection", [.strings([s.device]), .string(ours.path.rawValue),

@@ -133,7 +133,10 @@ public final class PrivateBus: Sendable {
     }
 
     private func startMock(args: [String], name: String) async throws -> DBusMock {
-        let p = try ManagedProcess.launch(TestEnvironment.python, args, environment: environment, name: "dbusmock(\(name))")
+        // The mock logs every call and signal: to /dev/null, not to a pipe this process reads on
+        // every line (tests read the calls back with GetCalls; errors still reach stderr).
+        let args = args.prefix(2) + ["--logfile", "/dev/null"] + args.dropFirst(2)
+        let p = try ManagedProcess.launch(TestEnvironment.python, Array(args), environment: environment, name: "dbusmock(\(name))")
         do {
             try await waitForName(name)
         } catch {

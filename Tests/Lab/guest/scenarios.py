@@ -570,11 +570,11 @@ def main():
             note(f"scenario {name}")
             start = now()
             try:
-                scenario(lab)
+                figure = scenario(lab)  # a scenario may return a figure for its PASS line
                 if name in XFAIL:
                     record("FAIL", name, "XPASS: marked as a known failure but passed; remove it from XFAIL in scenarios.py")
                 else:
-                    record("PASS", name)
+                    record("PASS", name, figure if isinstance(figure, str) else "")
                 note(f"PASS {name} ({now() - start:.1f} s)")
             except ExpectedFailure as e:
                 record("XFAIL" if name in XFAIL else "FAIL", name, str(e))
