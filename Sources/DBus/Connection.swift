@@ -147,6 +147,9 @@ public actor Connection {
     /// connection already hosts its jobs.
     public nonisolated func hostGlobalJobs() -> Bool { thread.hostGlobalJobs() }
 
+    /// True when called on the connection's thread (where its handlers run).
+    public nonisolated var isOnConnectionThread: Bool { thread.isCurrent }
+
     /// Returns when the connection is gone, with the reason (for example the bus exiting).
     public func disconnection() async -> String {
         if let disconnectReason { return disconnectReason }
@@ -348,7 +351,7 @@ public actor Connection {
                                     body: [DBusValue] = [], timeout: Duration = .seconds(25)) -> PendingReply {
         let reply = PendingReply(connection: self, destination: destination, path: path, interface: interface, member: member,
                                  body: body, timeout: timeout)
-        if thread.isCurrent { assumeIsolated { $0.start(reply) } }
+        if isOnConnectionThread { assumeIsolated { $0.start(reply) } }
         return reply
     }
 
@@ -472,6 +475,32 @@ public actor Connection {
             try await addSubscriber(rule) { sub in sub.streams[id] = continuation }
         }
         return stream
+    }
+
+    /// Like ``signals(matchingAny:buffering:)``, but each signal is handed to `handler` on the
+    /// connection's thread as it is routed, in arrival order, with no task or stream in between
+    /// (issue 13: a stream and a task to drain it cost each signal two hops). The handler must not
+    /// block. Ends with ``unsubscribe(_:)``.
+    public func subscribe(matchingAny rules: [MatchRule], _ handler: @escaping @Sendable (Signal) -> Void) async throws -> SignalSubscription {
+        for rule in rules { try rule.validate() }
+        var added: [(String, UInt64)] = []
+        do {
+            for rule in rules {
+                let id = nextID()
+                try await addSubscriber(rule) { sub in sub.internalHandlers[id] = { _, signal in handler(signal) } }
+                added.append((rule.description, id))
+            }
+        } catch {
+            for (key, id) in added { unsubscribe(key: key, id: id) }
+            throw error
+        }
+        return SignalSubscription(entries: added.map { SignalSubscription.Entry(key: $0.0, id: $0.1) })
+    }
+
+    /// Ends a subscription made with ``subscribe(matchingAny:_:)``: no signal reaches its handler
+    /// after this returns, and rules no one else uses leave the bus.
+    public func unsubscribe(_ subscription: SignalSubscription) {
+        for e in subscription.entries { unsubscribe(key: e.key, id: e.id) }
     }
 
     private func nextID() -> UInt64 {
@@ -668,4 +697,13 @@ public final class PendingReply: Sendable {
 
     /// The reply's body.
     public func body() async throws -> [DBusValue] { try await message().body }
+}
+
+/// A subscription made with ``Connection/subscribe(matchingAny:_:)``.
+public struct SignalSubscription: Sendable {
+    fileprivate struct Entry: Sendable {
+        let key: String
+        let id: UInt64
+    }
+    fileprivate let entries: [Entry]
 }

@@ -75,7 +75,7 @@ public actor NetworkManagerClient {
     private var events: AsyncStream<NetworkManagerEvent>.Continuation?
     private var inputs: AsyncStream<Input>.Continuation?
     private var tasks: [Task<Void, Never>] = []
-    private var signalTasks: [Task<Void, Never>] = []
+    private var signalSubscriptions: [SignalSubscription] = []
     var epoch: UInt64 = 0
     var owner: BusName?
     private var reportedAvailability: Bool?
@@ -145,9 +145,9 @@ public actor NetworkManagerClient {
 
     /// Stops following NetworkManager and finishes the event stream.
     public func stop() {
-        for t in tasks + signalTasks { t.cancel() }
+        for t in tasks { t.cancel() }
         tasks.removeAll()
-        signalTasks.removeAll()
+        dropSubscriptions()
         inputs?.finish()
         events?.finish()
         inputs = nil
@@ -203,8 +203,7 @@ public actor NetworkManagerClient {
     private func ownerChanged(_ newOwner: String?, forced: Bool = false) async {
         epoch &+= 1
         pendingAccessPointDevices = []
-        for t in signalTasks { t.cancel() }
-        signalTasks.removeAll()
+        dropSubscriptions()
         model = Model()
         reconciling = false
         owner = newOwner.flatMap { try? BusName($0) }
@@ -249,25 +248,26 @@ public actor NetworkManagerClient {
         ]
         guard let inputs else { return }
         let intake = SignalIntake(capacity: signalCapacity)
-        // One stream for the (disjoint) rules: signals are handled in the order NetworkManager
-        // sent them. With a stream and a forwarding task per rule, a device's StateChanged could
-        // overtake the PropertiesChanged sent before it.
-        let stream = try await connection.signals(matchingAny: rules)
-        signalTasks.append(Task { await Self.forward(stream, to: inputs, epoch: epoch, through: intake) })
-    }
-
-    /// Moves signals from one match rule's stream to the input queue through the intake's bound.
-    /// Not isolated to the client, so the connection's stream is drained even while the client is
-    /// busy: the waiting signals are counted by the intake, not left in the connection's buffer.
-    private nonisolated static func forward(_ stream: AsyncStream<Signal>, to inputs: AsyncStream<Input>.Continuation,
-                                            epoch: UInt64, through intake: SignalIntake) async {
-        for await signal in stream {
+        // One subscription for the (disjoint) rules: signals are handled in the order
+        // NetworkManager sent them. Each goes to the input queue through the intake's bound on
+        // the connection's thread as it is read, so the connection never holds signals while the
+        // client is busy: the waiting ones are counted by the intake.
+        signalSubscriptions.append(try await connection.subscribe(matchingAny: rules) { signal in
             switch intake.admit() {
             case .accepted: inputs.yield(.signal(epoch: epoch, signal, intake))
             case .overflowed: inputs.yield(.resync(epoch: epoch, intake))
             case .dropped: break
             }
-        }
+        })
+    }
+
+    /// Ends the signal subscriptions (those of an earlier owner, or all at the stop).
+    private func dropSubscriptions() {
+        let old = signalSubscriptions
+        signalSubscriptions.removeAll()
+        guard !old.isEmpty else { return }
+        let connection = self.connection
+        Task { for s in old { await connection.unsubscribe(s) } }
     }
 
     private func readSnapshot(owner: BusName, epoch myEpoch: UInt64) async {

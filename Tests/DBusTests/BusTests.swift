@@ -225,6 +225,43 @@ struct BusTests {
         }
     }
 
+    /// A subscription with a handler: signals arrive in the order sent, on the connection's
+    /// thread; after unsubscribe none arrives and the rules leave the bus.
+    @Test func handlerSubscriptionsGetSignalsInOrderOnTheConnectionsThreadUntilUnsubscribed() async throws {
+        let f = try await BusFixture()
+        func matchRules() async throws -> UInt32? {
+            try await f.client.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Debug.Stats",
+                                    member: "GetConnectionStats", body: [.string(f.client.uniqueName)]).first?.varDict?["MatchRules"]?.uint32
+        }
+        let before = try await matchRules()
+        let got = Mutex<[String]>([])
+        let offThread = Mutex(0)
+        let client = f.client
+        let rules = [MatchRule(sender: BusFixture.serviceName, path: TestObject.path, interface: TestObject.interface, member: "Pinged"),
+                     MatchRule(sender: BusFixture.serviceName, path: "/org/example/Other", interface: TestObject.interface)]
+        let subscription = try await client.subscribe(matchingAny: rules) { signal in
+            if !client.isOnConnectionThread { offThread.withLock { $0 += 1 } }
+            got.withLock { $0.append(signal.body.first?.string ?? "?") }
+        }
+        let during = try await matchRules()
+        for i in 0..<20 {
+            try await f.server.emit(path: TestObject.path, interface: TestObject.interface, member: "Pinged", body: [.string("\(i)"), .objectPaths([])])
+        }
+        for _ in 0..<500 where got.withLock({ $0.count }) < 20 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(got.withLock { $0 } == (0..<20).map { "\($0)" })
+        #expect(offThread.withLock { $0 } == 0)
+        await client.unsubscribe(subscription)
+        let after = try await matchRules()
+        if let before, let during {
+            #expect(during > before && after == before, "match rules: before \(before), during \(during), after \(String(describing: after))")
+        } else {
+            Issue.record("the bus does not report match-rule statistics")
+        }
+        try await f.server.emit(path: TestObject.path, interface: TestObject.interface, member: "Pinged", body: ["late", .objectPaths([])])
+        _ = try await f.call("Echo", [.variant("flush")])  // the late signal, had it come, came before this reply
+        #expect(got.withLock { $0.count } == 20)
+    }
+
     @Test func wellKnownSenderRulesIgnoreSignalsFromOtherConnections() async throws {
         let f = try await BusFixture()
         let impostor = try f.bus.connect()
