@@ -648,7 +648,7 @@ public final class PendingReply: Sendable {
         var call: Call?
         var serial: UInt32?
         var result: Result<Message, DBusError>?
-        var waiter: CheckedContinuation<Message, any Error>?
+        var waiters: [CheckedContinuation<Message, any Error>] = []
     }
 
     private let connection: Connection
@@ -669,23 +669,23 @@ public final class PendingReply: Sendable {
     public var wasSent: Bool { state.withLock { $0.serial != nil } }
 
     fileprivate func fulfill(_ result: Result<Message, DBusError>) {
-        let waiter = state.withLock { s -> CheckedContinuation<Message, any Error>? in
-            guard s.result == nil else { return nil }
+        let waiters = state.withLock { s -> [CheckedContinuation<Message, any Error>] in
+            guard s.result == nil else { return [] }
             s.result = result
-            defer { s.waiter = nil }
-            return s.waiter
+            defer { s.waiters = [] }
+            return s.waiters
         }
-        waiter?.resume(with: result.mapError { $0 as any Error })
+        for w in waiters { w.resume(with: result.mapError { $0 as any Error }) }
     }
 
     /// The reply message. Throws as ``Connection/callMessage(destination:path:interface:member:body:timeout:autoStart:interactive:)``
-    /// does; cancelling the awaiting task cancels the call.
+    /// does; cancelling a task that awaits it cancels the call (for every task awaiting it).
     public func message() async throws -> Message {
         if state.withLock({ $0.call != nil }) { await connection.start(self) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Message, any Error>) in
                 let done = state.withLock { s -> Result<Message, DBusError>? in
-                    if s.result == nil { s.waiter = c }
+                    if s.result == nil { s.waiters.append(c) }
                     return s.result
                 }
                 if let done { c.resume(with: done.mapError { $0 as any Error }) }

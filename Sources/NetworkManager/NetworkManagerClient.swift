@@ -252,13 +252,20 @@ public actor NetworkManagerClient {
         // NetworkManager sent them. Each goes to the input queue through the intake's bound on
         // the connection's thread as it is read, so the connection never holds signals while the
         // client is busy: the waiting ones are counted by the intake.
-        signalSubscriptions.append(try await connection.subscribe(matchingAny: rules) { signal in
+        let subscription = try await connection.subscribe(matchingAny: rules) { signal in
             switch intake.admit() {
             case .accepted: inputs.yield(.signal(epoch: epoch, signal, intake))
             case .overflowed: inputs.yield(.resync(epoch: epoch, intake))
             case .dropped: break
             }
-        })
+        }
+        guard self.epoch == epoch, self.inputs != nil else {
+            // The owner changed (or the client stopped) while the rules were added: this
+            // subscription is already stale.
+            await connection.unsubscribe(subscription)
+            return
+        }
+        signalSubscriptions.append(subscription)
     }
 
     /// Ends the signal subscriptions (those of an earlier owner, or all at the stop).
