@@ -214,9 +214,10 @@ def sandboxed_signin(lab):
 
 
 def idle_memory(pid, settle=3.0):
-    """The installed daemon's resident memory while it idles with real NetworkManager and no network
-    joined, on Debian 12's kernel: the figure issue 12's goal (≤ 12 MiB) is about. A figure, not an
-    assertion (footprint-benchmark measures the same on the host, whose kernel maps more per fault)."""
+    """The installed daemon's resident memory with real NetworkManager and no network joined, on
+    Debian 12's kernel (issue 12's goal is ≤ 12 MiB idle). A figure, not an assertion: this is not
+    a quiet idle (NetworkManager scans, the daemon provisions the lab's profiles), and
+    footprint-benchmark measures the quiet one on the host, whose kernel maps more per fault."""
     time.sleep(settle)
     with open(f"/proc/{pid}/status") as f:
         status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
