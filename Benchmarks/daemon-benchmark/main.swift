@@ -134,13 +134,16 @@ func forget() async throws {
                          member: "ForgetNetwork", body: [.bytes(Array("BenchNet".utf8))])
 }
 
-// Bare round trip to the daemon, in this run.
-var ping: [Double] = []
-for _ in 0..<500 {
+/// One bare round trip to the daemon, in milliseconds.
+func pingOnce() async throws -> Double {
     let t0 = ContinuousClock.now
     _ = try await c.call(destination: HotspotContract.busName, path: iface, interface: "org.freedesktop.DBus.Peer", member: "Ping")
-    ping.append(ms(.now - t0))
+    return ms(.now - t0)
 }
+
+// Bare round trip to the daemon, in this run.
+var ping: [Double] = []
+for _ in 0..<500 { ping.append(try await pingOnce()) }
 let pingP50 = percentile(ping, 0.5)
 
 // (a) join → authenticated with one instant helper (evaluate + authenticate each time: the
@@ -158,11 +161,7 @@ for i in 0..<joins {
     let t1 = await waitFor("authenticated")
     latencies.append(ms(t1 - t0))
     try await leave()
-    for _ in 0..<3 {
-        let t = ContinuousClock.now
-        _ = try await c.call(destination: HotspotContract.busName, path: iface, interface: "org.freedesktop.DBus.Peer", member: "Ping")
-        pingBetween.append(ms(.now - t))
-    }
+    for _ in 0..<3 { pingBetween.append(try await pingOnce()) }
 }
 let pingBetweenP50 = percentile(pingBetween, 0.5)
 for h in instant { try await h.unregister() }

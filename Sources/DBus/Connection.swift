@@ -357,19 +357,10 @@ public actor Connection {
 
     fileprivate func start(_ reply: PendingReply) {
         guard let call = reply.take() else { return }
-        do {
-            try Marshal.validateBody(call.body)
-            let serial = try send(destination: call.destination, path: call.path, interface: call.interface, member: call.member,
-                                  body: call.body, autoStart: true)
-            let deadline = ContinuousClock.now.advanced(by: call.timeout)
-            pending[serial] = Pending(handler: .callback { _, result in reply.fulfill(result) }, deadline: deadline, timeout: call.timeout,
-                                      member: call.member.rawValue, destination: call.destination?.rawValue ?? "(none)")
-            insertDeadline(deadline, serial)
+        do { try Marshal.validateBody(call.body) } catch { return reply.fulfill(.failure(error)) }
+        if let serial = callWithCallback(destination: call.destination, path: call.path, interface: call.interface, member: call.member,
+                                         body: call.body, timeout: call.timeout, { _, result in reply.fulfill(result) }) {
             reply.sent(serial)
-        } catch let error as DBusError {
-            reply.fulfill(.failure(error))
-        } catch {
-            reply.fulfill(.failure(.invalidValue("\(error)")))
         }
     }
 
@@ -394,21 +385,25 @@ public actor Connection {
         complete(p.handler, .failure(.cancelled))
     }
 
-    /// Sends a call whose reply is handled synchronously on the bus thread, in arrival order.
-    private func callWithCallback(destination: BusName?, path: ObjectPath, interface: InterfaceName, member: MemberName,
+    /// Sends a call whose reply is handled synchronously on the bus thread, in arrival order;
+    /// returns its serial, or nil when it could not be sent (the callback has the error).
+    @discardableResult
+    private func callWithCallback(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
                                   body: [DBusValue], timeout: Duration = .seconds(25),
-                                  _ callback: @escaping (isolated Connection, Result<Message, DBusError>) -> Void) {
+                                  _ callback: @escaping (isolated Connection, Result<Message, DBusError>) -> Void) -> UInt32? {
         do {
             let serial = try send(destination: destination, path: path, interface: interface, member: member, body: body, autoStart: true)
             let deadline = ContinuousClock.now.advanced(by: timeout)
             pending[serial] = Pending(handler: .callback(callback), deadline: deadline, timeout: timeout,
                                       member: member.rawValue, destination: destination?.rawValue ?? "(none)")
             insertDeadline(deadline, serial)
+            return serial
         } catch let error as DBusError {
             callback(self, .failure(error))
         } catch {
             callback(self, .failure(.invalidValue("\(error)")))
         }
+        return nil
     }
 
     private func send(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,

@@ -206,14 +206,14 @@ def sandboxed_signin(lab):
     run("nmcli", "device", "set", "wlan0", "autoconnect", "no", check=False)
     run("systemctl", "restart", UNIT, timeout=90)
     wait("the installed daemon publishes wlan0", lambda: lab.bus.daemon_interface() is not None, 60)
-    idle = idle_memory(main_pid())
+    memory = unjoined_memory(main_pid())
     sign_in(lab, "CityFree", ("accepted",))
     if main_pid() == 0:
         raise Failed(f"{UNIT} is not running after the sign-in")
-    return idle
+    return memory
 
 
-def idle_memory(pid, settle=3.0):
+def unjoined_memory(pid, settle=3.0):
     """The installed daemon's resident memory with real NetworkManager and no network joined, on
     Debian 12's kernel (issue 12's goal is ≤ 12 MiB idle). A figure, not an assertion: this is not
     a quiet idle (NetworkManager scans, the daemon provisions the lab's profiles), and
@@ -222,7 +222,7 @@ def idle_memory(pid, settle=3.0):
     with open(f"/proc/{pid}/status") as f:
         status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
     kib = {k: int(status.get(k, "0 kB").split()[0]) for k in ("VmRSS", "RssAnon", "RssFile", "RssShmem")}
-    figure = (f"idle daemon RSS {kib['VmRSS'] / 1024:.2f} MiB (anonymous {kib['RssAnon'] / 1024:.2f}, "
+    figure = (f"daemon RSS with nothing joined {kib['VmRSS'] / 1024:.2f} MiB (anonymous {kib['RssAnon'] / 1024:.2f}, "
               f"file-backed {(kib['RssFile'] + kib['RssShmem']) / 1024:.2f}) on kernel {os.uname().release}")
     note(figure)
     return figure
