@@ -63,17 +63,19 @@ public actor Connection {
     private var pending: [UInt32: Pending] = [:]
     private var deadlines = DeadlineHeap()
 
-    private struct Subscription {
+    struct Subscription {
         var rule: MatchRule
         var streams: [UInt64: AsyncStream<Signal>.Continuation] = [:]
         var internalHandlers: [UInt64: (isolated Connection, Signal) -> Void] = [:]
         var count: Int { streams.count + internalHandlers.count }
     }
 
-    private var subscriptions: [String: Subscription] = [:]
-    private var nextSubscriberID: UInt64 = 0
+    var subscriptions: [String: Subscription] = [:]
+    var nextSubscriberID: UInt64 = 0
     /// Owners of well-known names used as `sender=` in active rules, with a use count.
-    private var trackedOwners: [BusName: (owner: String?, uses: Int)] = [:]
+    var trackedOwners: [BusName: (owner: String?, uses: Int)] = [:]
+    /// The NameOwnerChanged subscription kept for each tracked name.
+    var trackedOwnerSubscriptions: [BusName: (key: String, id: UInt64)] = [:]
 
     var objects: [ObjectPath: [DBusInterface]] = [:]
 
@@ -156,7 +158,7 @@ public actor Connection {
         return await withCheckedContinuation { disconnectWaiters.append($0) }
     }
 
-    private func markDisconnected(_ reason: String) {
+    func markDisconnected(_ reason: String) {
         guard let conn = raw else { return }
         raw = nil
         fd = -1
@@ -355,7 +357,7 @@ public actor Connection {
         return reply
     }
 
-    fileprivate func start(_ reply: PendingReply) {
+    func start(_ reply: PendingReply) {
         guard let call = reply.take() else { return }
         do { try Marshal.validateBody(call.body) } catch { return reply.fulfill(.failure(error)) }
         if let serial = callWithCallback(destination: call.destination, path: call.path, interface: call.interface, member: call.member,
@@ -364,7 +366,7 @@ public actor Connection {
         }
     }
 
-    fileprivate func cancel(_ reply: PendingReply) {
+    func cancel(_ reply: PendingReply) {
         if let serial = reply.serial { cancelCall(serial) } else { _ = reply.take(); reply.fulfill(.failure(.cancelled)) }
     }
 
@@ -388,7 +390,7 @@ public actor Connection {
     /// Sends a call whose reply is handled synchronously on the bus thread, in arrival order;
     /// returns its serial, or nil when it could not be sent (the callback has the error).
     @discardableResult
-    private func callWithCallback(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+    func callWithCallback(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
                                   body: [DBusValue], timeout: Duration = .seconds(25),
                                   _ callback: @escaping (isolated Connection, Result<Message, DBusError>) -> Void) -> UInt32? {
         do {
@@ -436,269 +438,8 @@ public actor Connection {
         try Marshal.append(body, to: msg.pointer)
         _ = dbus_connection_send(conn, msg.pointer, nil)
     }
-
-    // MARK: - Signals
-
-    /// Subscribes to signals matching `rule`. When this returns, the bus has accepted the rule,
-    /// so state read afterwards cannot miss a change ("subscribe first, then read state"). The
-    /// rule is removed from the bus when the last subscriber's stream ends.
-    public func signals(matching rule: MatchRule,
-                        buffering: AsyncStream<Signal>.Continuation.BufferingPolicy = .unbounded) async throws -> AsyncStream<Signal> {
-        try rule.validate()
-        let (stream, continuation) = AsyncStream<Signal>.makeStream(bufferingPolicy: buffering)
-        let id = nextID()
-        let key = rule.description
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(key: key, id: id) }
-        }
-        try await addSubscriber(rule) { sub in sub.streams[id] = continuation }
-        return stream
-    }
-
-    /// One stream for signals matching any of `rules`, in the order they arrived: what one
-    /// stream per rule cannot give (each is consumed on its own). The rules must not overlap, or
-    /// a signal matching two of them comes twice. Every rule is accepted by the bus on return.
-    public func signals(matchingAny rules: [MatchRule],
-                        buffering: AsyncStream<Signal>.Continuation.BufferingPolicy = .unbounded) async throws -> AsyncStream<Signal> {
-        for rule in rules { try rule.validate() }
-        let (stream, continuation) = AsyncStream<Signal>.makeStream(bufferingPolicy: buffering)
-        let ids = rules.map { ($0.description, nextID()) }
-        continuation.onTermination = { [weak self] _ in
-            Task { for (key, id) in ids { await self?.unsubscribe(key: key, id: id) } }
-        }
-        for (rule, (_, id)) in zip(rules, ids) {
-            try await addSubscriber(rule) { sub in sub.streams[id] = continuation }
-        }
-        return stream
-    }
-
-    /// Like ``signals(matchingAny:buffering:)``, but each signal is handed to `handler` on the
-    /// connection's thread as it is routed, in arrival order, with no task or stream in between
-    /// (issue 13: a stream and a task to drain it cost each signal two hops). The handler must not
-    /// block. Ends with ``unsubscribe(_:)``.
-    public func subscribe(matchingAny rules: [MatchRule], _ handler: @escaping @Sendable (Signal) -> Void) async throws -> SignalSubscription {
-        for rule in rules { try rule.validate() }
-        var added: [(String, UInt64)] = []
-        do {
-            for rule in rules {
-                let id = nextID()
-                try await addSubscriber(rule) { sub in sub.internalHandlers[id] = { _, signal in handler(signal) } }
-                added.append((rule.description, id))
-            }
-        } catch {
-            for (key, id) in added { unsubscribe(key: key, id: id) }
-            throw error
-        }
-        return SignalSubscription(entries: added.map { SignalSubscription.Entry(key: $0.0, id: $0.1) })
-    }
-
-    /// Ends a subscription made with ``subscribe(matchingAny:_:)``: no signal reaches its handler
-    /// after this returns, and rules no one else uses leave the bus.
-    public func unsubscribe(_ subscription: SignalSubscription) {
-        for e in subscription.entries { unsubscribe(key: e.key, id: e.id) }
-    }
-
-    private func nextID() -> UInt64 {
-        nextSubscriberID += 1
-        return nextSubscriberID
-    }
-
-    /// Registers a subscriber and, for the first one of a rule, adds the rule on the bus (and the
-    /// owner tracking of a well-known sender) and waits for the bus to accept it.
-    private func addSubscriber(_ rule: MatchRule, _ install: (inout Subscription) -> Void) async throws {
-        let key = rule.description
-        let first = subscriptions[key] == nil
-        var sub = subscriptions[key] ?? Subscription(rule: rule)
-        install(&sub)
-        subscriptions[key] = sub
-        guard first else { return }
-        if let sender = rule.sender, !sender.isUnique, sender.rawValue != "org.freedesktop.DBus" {
-            trackOwner(sender)
-        }
-        do {
-            _ = try await call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                               member: "AddMatch", body: [.string(key)])
-        } catch {
-            if let sub = subscriptions.removeValue(forKey: key) {
-                for (_, c) in sub.streams { c.finish() }
-                if let sender = rule.sender { untrackOwner(sender) }
-            }
-            throw error
-        }
-    }
-
-    private func unsubscribe(key: String, id: UInt64) {
-        guard var sub = subscriptions[key] else { return }
-        sub.streams[id] = nil
-        sub.internalHandlers[id] = nil
-        guard sub.count == 0 else { subscriptions[key] = sub; return }
-        subscriptions[key] = nil
-        if let sender = sub.rule.sender { untrackOwner(sender) }
-        callWithCallback(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                         member: "RemoveMatch", body: [.string(key)]) { _, _ in }
-    }
-
-    /// Tracks the owner of a well-known name so rules naming it as sender match its unique name.
-    /// The NameOwnerChanged rule and the GetNameOwner reply are both handled in arrival order on
-    /// the bus thread, so the owner is never overwritten by a stale answer.
-    private func trackOwner(_ name: BusName) {
-        if var t = trackedOwners[name] {
-            t.uses += 1
-            trackedOwners[name] = t
-            return
-        }
-        trackedOwners[name] = (owner: nil, uses: 1)
-        let rule = Self.nameOwnerRule(name)
-        let key = rule.description
-        let id = nextID()
-        var sub = subscriptions[key] ?? Subscription(rule: rule)
-        let first = sub.count == 0
-        sub.internalHandlers[id] = { me, signal in
-            guard signal.body.count == 3, case .string(let newOwner) = signal.body[2] else { return }
-            if var t = me.trackedOwners[name] { t.owner = newOwner.isEmpty ? nil : newOwner; me.trackedOwners[name] = t }
-        }
-        subscriptions[key] = sub
-        if first {
-            callWithCallback(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                             member: "AddMatch", body: [.string(key)]) { _, _ in }
-        }
-        callWithCallback(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                         member: "GetNameOwner", body: [.string(name.rawValue)]) { me, result in
-            guard var t = me.trackedOwners[name] else { return }
-            t.owner = (try? result.get())?.body.first?.string
-            me.trackedOwners[name] = t
-        }
-        trackedOwnerSubscriptions[name] = (key, id)
-    }
-
-    private var trackedOwnerSubscriptions: [BusName: (key: String, id: UInt64)] = [:]
-
-    private func untrackOwner(_ name: BusName) {
-        guard var t = trackedOwners[name] else { return }
-        t.uses -= 1
-        if t.uses > 0 { trackedOwners[name] = t; return }
-        trackedOwners[name] = nil
-        if let (key, id) = trackedOwnerSubscriptions.removeValue(forKey: name) { unsubscribe(key: key, id: id) }
-    }
-
-    static func nameOwnerRule(_ name: BusName) -> MatchRule {
-        MatchRule(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                  member: "NameOwnerChanged", arguments: [0: name.rawValue])
-    }
-
-    /// Whether a signal's header can match one of our rules (or is libdbus's own Disconnected).
-    private func isSolicited(_ m: OpaquePointer, sender: String) -> Bool {
-        guard let pathText = dbus_message_get_path(m).map({ String(cString: $0) }), let path = try? ObjectPath(pathText),
-              let interface = dbus_message_get_interface(m).map({ String(cString: $0) }),
-              let member = dbus_message_get_member(m).map({ String(cString: $0) }) else { return false }
-        if interface == "org.freedesktop.DBus.Local" { return true }
-        return subscriptions.values.contains {
-            $0.rule.matchesHeader(sender: sender, path: path, interface: interface, member: member, owner: { trackedOwners[$0]?.owner })
-        }
-    }
-
-    /// A reply must come from the connection that was called: the unique name called, the bus
-    /// itself, or the current owner of the well-known name called when this connection tracks
-    /// it (names used as a signal rule's sender are tracked). An untracked well-known name is
-    /// not checked here; the system bus itself refuses replies nobody asked for.
-    private func replyIsFromCallee(_ sender: String, destination: String) -> Bool {
-        // The bus answers for a callee that is gone or leaves without replying (ServiceUnknown,
-        // NoReply); no peer can send as org.freedesktop.DBus, so such a reply is never forged.
-        if sender == destination || destination == "(none)" || sender == Connection.busName.rawValue { return true }
-        guard let name = try? BusName(destination), !name.isUnique else { return false }
-        guard let tracked = trackedOwners[name] else { return true }
-        return tracked.owner == nil || tracked.owner == sender
-    }
-
-    private func routeSignal(_ message: Message) {
-        guard let path = message.path, let interface = message.interface, let member = message.member else { return }
-        if interface == "org.freedesktop.DBus.Local" && member == "Disconnected" {
-            markDisconnected("the bus closed the connection")
-            return
-        }
-        let signal = Signal(sender: message.sender, path: path, interface: interface, member: member, body: message.body)
-        for (_, sub) in subscriptions where sub.rule.matches(signal, owner: { trackedOwners[$0]?.owner }) {
-            for (_, handler) in sub.internalHandlers { handler(self, signal) }
-            for (_, c) in sub.streams { c.yield(signal) }
-        }
-    }
 }
 
 func environment(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-}
-
-/// The reply to a call made with ``Connection/callNow(destination:path:interface:member:body:timeout:)``.
-public final class PendingReply: Sendable {
-    fileprivate struct Call: Sendable {
-        let destination: BusName?
-        let path: ObjectPath
-        let interface: InterfaceName?
-        let member: MemberName
-        let body: [DBusValue]
-        let timeout: Duration
-    }
-
-    private struct State {
-        var call: Call?
-        var serial: UInt32?
-        var result: Result<Message, DBusError>?
-        var waiters: [CheckedContinuation<Message, any Error>] = []
-    }
-
-    private let connection: Connection
-    private let state: Mutex<State>
-
-    fileprivate init(connection: Connection, destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
-                     body: [DBusValue], timeout: Duration) {
-        self.connection = connection
-        state = Mutex(State(call: Call(destination: destination, path: path, interface: interface, member: member, body: body, timeout: timeout)))
-    }
-
-    /// The call to send, once.
-    fileprivate func take() -> Call? { state.withLock { s in defer { s.call = nil }; return s.call } }
-    fileprivate func sent(_ serial: UInt32) { state.withLock { $0.serial = serial } }
-    fileprivate var serial: UInt32? { state.withLock { $0.serial } }
-
-    /// Whether the call has left (callNow on the connection's thread sends it at once).
-    public var wasSent: Bool { state.withLock { $0.serial != nil } }
-
-    fileprivate func fulfill(_ result: Result<Message, DBusError>) {
-        let waiters = state.withLock { s -> [CheckedContinuation<Message, any Error>] in
-            guard s.result == nil else { return [] }
-            s.result = result
-            defer { s.waiters = [] }
-            return s.waiters
-        }
-        for w in waiters { w.resume(with: result.mapError { $0 as any Error }) }
-    }
-
-    /// The reply message. Throws as ``Connection/callMessage(destination:path:interface:member:body:timeout:autoStart:interactive:)``
-    /// does; cancelling a task that awaits it cancels the call (for every task awaiting it).
-    public func message() async throws -> Message {
-        if state.withLock({ $0.call != nil }) { await connection.start(self) }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Message, any Error>) in
-                let done = state.withLock { s -> Result<Message, DBusError>? in
-                    if s.result == nil { s.waiters.append(c) }
-                    return s.result
-                }
-                if let done { c.resume(with: done.mapError { $0 as any Error }) }
-            }
-        } onCancel: {
-            Task { await self.connection.cancel(self) }
-        }
-    }
-
-    /// The reply's body.
-    public func body() async throws -> [DBusValue] { try await message().body }
-}
-
-/// A subscription made with ``Connection/subscribe(matchingAny:_:)``.
-public struct SignalSubscription: Sendable {
-    fileprivate struct Entry: Sendable {
-        let key: String
-        let id: UInt64
-    }
-    fileprivate let entries: [Entry]
 }

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+import Synchronization
+
+/// The reply to a call made with ``Connection/callNow(destination:path:interface:member:body:timeout:)``.
+public final class PendingReply: Sendable {
+    struct Call: Sendable {
+        let destination: BusName?
+        let path: ObjectPath
+        let interface: InterfaceName?
+        let member: MemberName
+        let body: [DBusValue]
+        let timeout: Duration
+    }
+
+    private struct State {
+        var call: Call?
+        var serial: UInt32?
+        var result: Result<Message, DBusError>?
+        var waiters: [CheckedContinuation<Message, any Error>] = []
+    }
+
+    private let connection: Connection
+    private let state: Mutex<State>
+
+    init(connection: Connection, destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+                     body: [DBusValue], timeout: Duration) {
+        self.connection = connection
+        state = Mutex(State(call: Call(destination: destination, path: path, interface: interface, member: member, body: body, timeout: timeout)))
+    }
+
+    /// The call to send, once.
+    func take() -> Call? { state.withLock { s in defer { s.call = nil }; return s.call } }
+    func sent(_ serial: UInt32) { state.withLock { $0.serial = serial } }
+    var serial: UInt32? { state.withLock { $0.serial } }
+
+    /// Whether the call has left (callNow on the connection's thread sends it at once).
+    public var wasSent: Bool { state.withLock { $0.serial != nil } }
+
+    func fulfill(_ result: Result<Message, DBusError>) {
+        let waiters = state.withLock { s -> [CheckedContinuation<Message, any Error>] in
+            guard s.result == nil else { return [] }
+            s.result = result
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for w in waiters { w.resume(with: result.mapError { $0 as any Error }) }
+    }
+
+    /// The reply message. Throws as ``Connection/callMessage(destination:path:interface:member:body:timeout:autoStart:interactive:)``
+    /// does; cancelling a task that awaits it cancels the call (for every task awaiting it).
+    public func message() async throws -> Message {
+        if state.withLock({ $0.call != nil }) { await connection.start(self) }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Message, any Error>) in
+                let done = state.withLock { s -> Result<Message, DBusError>? in
+                    if s.result == nil { s.waiters.append(c) }
+                    return s.result
+                }
+                if let done { c.resume(with: done.mapError { $0 as any Error }) }
+            }
+        } onCancel: {
+            Task { await self.connection.cancel(self) }
+        }
+    }
+
+    /// The reply's body.
+    public func body() async throws -> [DBusValue] { try await message().body }
+}
