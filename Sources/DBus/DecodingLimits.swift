@@ -66,7 +66,7 @@ struct DecodingBudget {
 
     func checkItems(_ count: Int) throws(DBusError) {
         guard count <= limits.maximumArrayItems else {
-            throw .invalidValue("a received array of \(count) items is longer than the \(limits.maximumArrayItems) this connection accepts (DecodingLimits.maximumArrayItems)")
+            throw .invalidValue("a received array has more than the \(limits.maximumArrayItems) items this connection accepts (DecodingLimits.maximumArrayItems)")
         }
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,43 +22,42 @@ enum Marshal {
     /// Validates `values` as a message body (each value and the whole signature).
     static func validateBody(_ values: [DBusValue]) throws(DBusError) {
         for v in values { try v.validate() }
-        let sig = values.map(\.signature).joined()
-        guard sig.utf8.count <= 255 else {
+        guard values.reduce(0, { $0 + $1.signatureLength }) <= 255 else {
             throw .invalidValue("message body signature is longer than 255 characters")
         }
     }
 
-    private static func appendBasic<T>(_ iter: inout DBusMessageIter, _ code: Character, _ value: T) -> Bool {
+    private static func appendBasic<T>(_ iter: inout DBusMessageIter, _ code: UInt8, _ value: T) -> Bool {
         var v = value
         return withUnsafePointer(to: &v) { p in
-            dbus_message_iter_append_basic(&iter, Int32(code.asciiValue!), UnsafeRawPointer(p)) != 0
+            dbus_message_iter_append_basic(&iter, Int32(code), UnsafeRawPointer(p)) != 0
         }
     }
 
-    private static func appendString(_ iter: inout DBusMessageIter, _ code: Character, _ s: String) -> Bool {
+    private static func appendString(_ iter: inout DBusMessageIter, _ code: UInt8, _ s: String) -> Bool {
         s.withCString { cstr in
             var p: UnsafePointer<CChar>? = cstr
             return withUnsafePointer(to: &p) { pp in
-                dbus_message_iter_append_basic(&iter, Int32(code.asciiValue!), UnsafeRawPointer(pp)) != 0
+                dbus_message_iter_append_basic(&iter, Int32(code), UnsafeRawPointer(pp)) != 0
             }
         }
     }
 
     private static func append(_ value: DBusValue, to iter: inout DBusMessageIter) -> Bool {
         switch value {
-        case .byte(let v): return appendBasic(&iter, "y", v)
-        case .bool(let v): return appendBasic(&iter, "b", dbus_bool_t(v ? 1 : 0))
-        case .int16(let v): return appendBasic(&iter, "n", v)
-        case .uint16(let v): return appendBasic(&iter, "q", v)
-        case .int32(let v): return appendBasic(&iter, "i", v)
-        case .uint32(let v): return appendBasic(&iter, "u", v)
-        case .int64(let v): return appendBasic(&iter, "x", v)
-        case .uint64(let v): return appendBasic(&iter, "t", v)
-        case .double(let v): return appendBasic(&iter, "d", v)
-        case .string(let s): return appendString(&iter, "s", s)
-        case .objectPath(let p): return appendString(&iter, "o", p.rawValue)
-        case .signature(let g): return appendString(&iter, "g", g.rawValue)
-        case .unixFD(let fd): return appendBasic(&iter, "h", fd.rawValue)
+        case .byte(let v): return appendBasic(&iter, UInt8(ascii: "y"), v)
+        case .bool(let v): return appendBasic(&iter, UInt8(ascii: "b"), dbus_bool_t(v ? 1 : 0))
+        case .int16(let v): return appendBasic(&iter, UInt8(ascii: "n"), v)
+        case .uint16(let v): return appendBasic(&iter, UInt8(ascii: "q"), v)
+        case .int32(let v): return appendBasic(&iter, UInt8(ascii: "i"), v)
+        case .uint32(let v): return appendBasic(&iter, UInt8(ascii: "u"), v)
+        case .int64(let v): return appendBasic(&iter, UInt8(ascii: "x"), v)
+        case .uint64(let v): return appendBasic(&iter, UInt8(ascii: "t"), v)
+        case .double(let v): return appendBasic(&iter, UInt8(ascii: "d"), v)
+        case .string(let s): return appendString(&iter, UInt8(ascii: "s"), s)
+        case .objectPath(let p): return appendString(&iter, UInt8(ascii: "o"), p.rawValue)
+        case .signature(let g): return appendString(&iter, UInt8(ascii: "g"), g.rawValue)
+        case .unixFD(let fd): return appendBasic(&iter, UInt8(ascii: "h"), fd.rawValue)
         case .byteArray(let bytes):
             return appendBytes(&iter, bytes)
         case .array(.byte, let items):
@@ -65,14 +65,16 @@ enum Marshal {
             for case .byte(let b) in items { bytes.append(b) }
             return appendBytes(&iter, bytes)
         case .array(let element, let items):
-            return container(&iter, "a", element.signature) { sub in
+            return container(&iter, UInt8(ascii: "a"), contained: { element.writeSignature(to: &$0) }) { sub in
                 for item in items where !append(item, to: &sub) { return false }
                 return true
             }
         case .dictionary(let k, let v, let entries):
-            return container(&iter, "a", "{" + k.signature + v.signature + "}") { sub in
+            return container(&iter, UInt8(ascii: "a"), contained: {
+                $0.append(UInt8(ascii: "{")); k.writeSignature(to: &$0); v.writeSignature(to: &$0); $0.append(UInt8(ascii: "}"))
+            }) { sub in
                 for entry in entries {
-                    let ok = container(&sub, "e", nil) { e in
+                    let ok = container(&sub, UInt8(ascii: "e"), contained: nil) { e in
                         append(entry.key, to: &e) && append(entry.value, to: &e)
                     }
                     if !ok { return false }
@@ -80,17 +82,17 @@ enum Marshal {
                 return true
             }
         case .structure(let fields):
-            return container(&iter, "r", nil) { sub in
+            return container(&iter, UInt8(ascii: "r"), contained: nil) { sub in
                 for f in fields where !append(f, to: &sub) { return false }
                 return true
             }
         case .variant(let inner):
-            return container(&iter, "v", inner.signature) { sub in append(inner, to: &sub) }
+            return container(&iter, UInt8(ascii: "v"), contained: { inner.writeSignature(to: &$0) }) { sub in append(inner, to: &sub) }
         }
     }
 
     private static func appendBytes(_ iter: inout DBusMessageIter, _ bytes: [UInt8]) -> Bool {
-        container(&iter, "a", "y") { sub in
+        container(&iter, UInt8(ascii: "a"), contained: { $0.append(UInt8(ascii: "y")) }) { sub in
             bytes.withUnsafeBufferPointer { buf in
                 var base = buf.baseAddress ?? UnsafePointer(bitPattern: 1)!
                 return withUnsafePointer(to: &base) { pp in
@@ -100,14 +102,22 @@ enum Marshal {
         }
     }
 
-    private static func container(_ iter: inout DBusMessageIter, _ code: Character, _ contained: String?,
+    /// Opens a container of type `code`; `contained` writes the contained signature (arrays and
+    /// variants) into a buffer on the stack (a body's signature is at most 255 bytes), so no
+    /// `String` is built for it.
+    private static func container(_ iter: inout DBusMessageIter, _ code: UInt8, contained: ((inout SignatureBuffer) -> Void)?,
                                   _ body: (inout DBusMessageIter) -> Bool) -> Bool {
         var sub = DBusMessageIter()
         let opened: Bool
         if let contained {
-            opened = contained.withCString { dbus_message_iter_open_container(&iter, Int32(code.asciiValue!), $0, &sub) } != 0
+            opened = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { storage -> Bool in
+                var signature = SignatureBuffer(UnsafeMutableBufferPointer(rebasing: storage[..<255]))
+                contained(&signature)
+                storage[signature.count] = 0
+                return storage.withMemoryRebound(to: CChar.self) { dbus_message_iter_open_container(&iter, Int32(code), $0.baseAddress, &sub) } != 0
+            }
         } else {
-            opened = dbus_message_iter_open_container(&iter, Int32(code.asciiValue!), nil, &sub) != 0
+            opened = dbus_message_iter_open_container(&iter, Int32(code), nil, &sub) != 0
         }
         guard opened else { return false }
         guard body(&sub) else {
@@ -151,8 +161,17 @@ enum Marshal {
             throw .invalidValue("out of memory while reading a D-Bus message")
         }
         defer { dbus_free(raw) }
-        return try DBusType(String(cString: raw))
+        let text = String(cString: raw)
+        if let known = typeCache.withLock({ $0[text] }) { return known }
+        let type = try DBusType(text)
+        typeCache.withLock { cache in if cache.count < 256 { cache[text] = type } }
+        return type
     }
+
+    /// The types of the container signatures seen in received messages (`a{sv}`, `ao`…), so each
+    /// is parsed once rather than for every array read. Bounded: a peer sending ever new
+    /// signatures only makes them parsed each time.
+    private static let typeCache = Mutex<[String: DBusType]>([:])
 
     static func decode(_ iter: inout DBusMessageIter, depth: Int, _ budget: inout DecodingBudget) throws(DBusError) -> DBusValue {
         try budget.take(1)
@@ -168,7 +187,8 @@ enum Marshal {
         case UInt8(ascii: "t"): return .uint64(basic(&iter, UInt64(0)))
         case UInt8(ascii: "d"): return .double(basic(&iter, Double(0)))
         case UInt8(ascii: "s"): return .string(try cString(&iter, budget))
-        case UInt8(ascii: "o"): return .objectPath(try ObjectPath(try cString(&iter, budget)))
+        // libdbus validated the body's paths when the message was read.
+        case UInt8(ascii: "o"): return .objectPath(ObjectPath(validatedByLibdbus: try cString(&iter, budget)))
         case UInt8(ascii: "g"): return .signature(try Signature(try cString(&iter, budget)))
         case UInt8(ascii: "h"):
             // libdbus duplicates the descriptor for us: we own it.
@@ -201,16 +221,13 @@ enum Marshal {
                 try budget.checkBytes(Int(n))
                 return .byteArray(ptr.map { Array(UnsafeBufferPointer(start: $0, count: Int(n))) } ?? [])
             }
-            // Counted without decoding (libdbus skips over the items), then checked.
-            let count = Int(dbus_message_iter_get_element_count(&iter))
-            try budget.checkItems(count)
-            try budget.take(count)
-            budget.valuesLeft += count  // taken again one by one below; this only refused early
+            // Checked item by item: counting first (dbus_message_iter_get_element_count) walks
+            // the whole array once more. Every item also takes from the values budget.
             switch type {
             case .array(let element):
                 var items: [DBusValue] = []
-                items.reserveCapacity(count)
                 while dbus_message_iter_get_arg_type(&sub) != 0 {
+                    try budget.checkItems(items.count + 1)
                     items.append(try decode(&sub, depth: depth + 1, &budget))
                     dbus_message_iter_next(&sub)
                 }
@@ -218,8 +235,8 @@ enum Marshal {
             case .dictionary(let k, let v):
                 try budget.checkDepth(depth + 2)
                 var entries: [DictEntry] = []
-                entries.reserveCapacity(count)
                 while dbus_message_iter_get_arg_type(&sub) != 0 {
+                    try budget.checkItems(entries.count + 1)
                     var e = DBusMessageIter()
                     dbus_message_iter_recurse(&sub, &e)
                     let key = try decode(&e, depth: depth + 2, &budget)

@@ -119,7 +119,7 @@ final class RawMessage {
         default: kind = .signal
         }
         func str(_ p: UnsafePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
-        let path = str(dbus_message_get_path(m)).flatMap { try? ObjectPath($0) }
+        let path = str(dbus_message_get_path(m)).map { ObjectPath(validatedByLibdbus: $0) }  // libdbus validated the header
         return Message(
             kind: kind,
             serial: dbus_message_get_serial(m),

@@ -24,22 +24,26 @@ public struct ObjectPath: Sendable, Hashable, Comparable, CustomStringConvertibl
     public static let root: ObjectPath = "/"
 
     public static func isValid(_ s: String) -> Bool {
-        let u = Array(s.utf8)
-        guard let first = u.first, first == UInt8(ascii: "/") else { return false }
-        if u.count == 1 { return true }
-        if u.last == UInt8(ascii: "/") { return false }
-        var previousSlash = true
-        for c in u.dropFirst() {
-            if c == UInt8(ascii: "/") {
-                if previousSlash { return false }
-                previousSlash = true
-            } else {
-                guard isAlnumUnderscore(c) else { return false }
-                previousSlash = false
+        withUTF8Bytes(s) { u in
+            guard let first = u.first, first == UInt8(ascii: "/") else { return false }
+            if u.count == 1 { return true }
+            if u.last == UInt8(ascii: "/") { return false }
+            var previousSlash = true
+            for c in u.dropFirst() {
+                if c == UInt8(ascii: "/") {
+                    if previousSlash { return false }
+                    previousSlash = true
+                } else {
+                    guard isAlnumUnderscore(c) else { return false }
+                    previousSlash = false
+                }
             }
+            return true
         }
-        return true
     }
+
+    /// A path libdbus has validated already (the header or body of a received message).
+    init(validatedByLibdbus rawValue: String) { self.rawValue = rawValue }
 
     /// `self` followed by one more element.
     public func appending(_ element: String) throws(DBusError) -> ObjectPath {
@@ -74,18 +78,11 @@ public struct BusName: Sendable, Hashable, CustomStringConvertible, ExpressibleB
     public var isUnique: Bool { rawValue.hasPrefix(":") }
 
     public static func isValid(_ s: String) -> Bool {
-        let u = Array(s.utf8)
-        guard !u.isEmpty, u.count <= 255 else { return false }
-        let unique = u[0] == UInt8(ascii: ":")
-        let body = unique ? Array(u.dropFirst()) : u
-        let elements = body.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard elements.count >= 2 else { return false }
-        for e in elements {
-            guard let f = e.first else { return false }
-            if !unique && isDigit(f) { return false }
-            for c in e where !(isAlnumUnderscore(c) || c == UInt8(ascii: "-")) { return false }
+        withUTF8Bytes(s) { u in
+            guard !u.isEmpty, u.count <= 255 else { return false }
+            let unique = u[0] == UInt8(ascii: ":")
+            return isDotted(unique ? UnsafeBufferPointer(rebasing: u.dropFirst()) : u, hyphens: true, leadingDigits: unique)
         }
-        return true
     }
 
     public var description: String { rawValue }
@@ -129,9 +126,10 @@ public struct MemberName: Sendable, Hashable, Comparable, CustomStringConvertibl
     }
 
     public static func isValid(_ s: String) -> Bool {
-        let u = Array(s.utf8)
-        guard let f = u.first, u.count <= 255, !isDigit(f) else { return false }
-        return u.allSatisfy(isAlnumUnderscore)
+        withUTF8Bytes(s) { u in
+            guard let f = u.first, u.count <= 255, !isDigit(f) else { return false }
+            return u.allSatisfy(isAlnumUnderscore)
+        }
     }
 
     public var description: String { rawValue }
@@ -174,15 +172,37 @@ public func dbusString(fromUTF8 bytes: [UInt8]) throws(DBusError) -> String {
 }
 
 func isDottedName(_ s: String) -> Bool {
-    let u = Array(s.utf8)
-    guard !u.isEmpty, u.count <= 255 else { return false }
-    let elements = u.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-    guard elements.count >= 2 else { return false }
-    for e in elements {
-        guard let f = e.first, !isDigit(f) else { return false }
-        guard e.allSatisfy(isAlnumUnderscore) else { return false }
+    withUTF8Bytes(s) { u in
+        guard !u.isEmpty, u.count <= 255 else { return false }
+        return isDotted(u, hyphens: false, leadingDigits: false)
     }
-    return true
+}
+
+/// At least two non-empty elements separated by single dots, each of [A-Za-z0-9_] (and `-` with
+/// `hyphens`), none starting with a digit unless `leadingDigits`. One pass, no allocation: names
+/// are checked for every message sent and received.
+func isDotted(_ u: UnsafeBufferPointer<UInt8>, hyphens: Bool, leadingDigits: Bool) -> Bool {
+    var elements = 1
+    var atStart = true
+    for c in u {
+        if c == UInt8(ascii: ".") {
+            if atStart { return false }
+            elements += 1
+            atStart = true
+            continue
+        }
+        if atStart && !leadingDigits && isDigit(c) { return false }
+        guard isAlnumUnderscore(c) || (hyphens && c == UInt8(ascii: "-")) else { return false }
+        atStart = false
+    }
+    return !atStart && elements >= 2
+}
+
+/// `s`'s UTF-8 bytes, without a copy for a native string.
+@inline(__always) func withUTF8Bytes<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    if let r = s.utf8.withContiguousStorageIfAvailable(body) { return r }
+    var copy = s
+    return copy.withUTF8(body)
 }
 
 @inline(__always) func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }

@@ -88,9 +88,8 @@ public indirect enum DBusValue: Sendable, Hashable {
     /// and signature lengths within the specification's limits. Errors name the bad value.
     public func validate() throws(DBusError) {
         try validate(depth: 0)
-        let sig = signature
-        guard sig.utf8.count <= 255 else {
-            throw .invalidValue("value of signature \(quoted(String(sig.prefix(40)) + "…")) is nested too deeply: a D-Bus signature is at most 255 characters")
+        guard signatureLength <= 255 else {
+            throw .invalidValue("value of signature \(quoted(String(signature.prefix(40)) + "…")) is nested too deeply: a D-Bus signature is at most 255 characters")
         }
     }
 
@@ -99,18 +98,18 @@ public indirect enum DBusValue: Sendable, Hashable {
         switch self {
         case .string(let s): try validateWireString(s)
         case .array(let e, let items):
-            try Self.validateTypeDepth(e)
+            try e.checkNesting()
             for item in items {
-                guard item.type == e else {
+                guard item.hasType(e) else {
                     throw .invalidValue("array of \(e.signature) holds an item of type \(item.signature)")
                 }
                 try item.validate(depth: depth + 1)
             }
         case .dictionary(let k, let v, let entries):
             guard k.isBasic else { throw .invalidValue("dictionary key type \(k.signature) is not a basic type") }
-            try Self.validateTypeDepth(v)
+            try v.checkNesting()
             for entry in entries {
-                guard entry.key.type == k, entry.value.type == v else {
+                guard entry.key.hasType(k), entry.value.hasType(v) else {
                     throw .invalidValue("dictionary a{\(k.signature)\(v.signature)} holds an entry of types \(entry.key.signature), \(entry.value.signature)")
                 }
                 try entry.key.validate(depth: depth + 1)
@@ -124,8 +123,126 @@ public indirect enum DBusValue: Sendable, Hashable {
         }
     }
 
-    private static func validateTypeDepth(_ t: DBusType) throws(DBusError) {
-        _ = try Signature(t.signature)
+    /// Whether the value is of type `t` (what `type == t` says, without building the type).
+    func hasType(_ t: DBusType) -> Bool {
+        switch (self, t) {
+        case (.byte, .byte), (.bool, .bool), (.int16, .int16), (.uint16, .uint16), (.int32, .int32), (.uint32, .uint32),
+             (.int64, .int64), (.uint64, .uint64), (.double, .double), (.string, .string), (.objectPath, .objectPath),
+             (.signature, .signature), (.unixFD, .unixFD), (.variant, .variant), (.byteArray, .array(.byte)):
+            return true
+        case (.array(let e, _), .array(let te)): return e == te
+        case (.dictionary(let k, let v, _), .dictionary(let tk, let tv)): return k == tk && v == tv
+        case (.structure(let fields), .structure(let types)):
+            guard fields.count == types.count else { return false }
+            for (f, ft) in zip(fields, types) where !f.hasType(ft) { return false }
+            return true
+        default: return false
+        }
+    }
+
+    /// The length of ``signature``, counted without building it.
+    var signatureLength: Int {
+        switch self {
+        case .array(let e, _): return 1 + e.signatureLength
+        case .byteArray: return 2
+        case .dictionary(let k, let v, _): return 3 + k.signatureLength + v.signatureLength
+        case .structure(let fields): return fields.reduce(2) { $0 + $1.signatureLength }
+        default: return 1
+        }
+    }
+
+    /// Appends the value's signature to `out` (what ``signature`` spells, without building the type).
+    func writeSignature(to out: inout SignatureBuffer) {
+        switch self {
+        case .array(let e, _): out.append(UInt8(ascii: "a")); e.writeSignature(to: &out)
+        case .byteArray: out.append(UInt8(ascii: "a")); out.append(UInt8(ascii: "y"))
+        case .dictionary(let k, let v, _):
+            out.append(UInt8(ascii: "a")); out.append(UInt8(ascii: "{"))
+            k.writeSignature(to: &out); v.writeSignature(to: &out)
+            out.append(UInt8(ascii: "}"))
+        case .structure(let fields):
+            out.append(UInt8(ascii: "(")); for f in fields { f.writeSignature(to: &out) }; out.append(UInt8(ascii: ")"))
+        case .variant: out.append(UInt8(ascii: "v"))
+        default: out.append(type.basicCode)
+        }
+    }
+}
+
+extension DBusType {
+    /// The one-byte type code of a basic type or variant; containers have none ("a", "(" open them).
+    var basicCode: UInt8 {
+        switch self {
+        case .byte: return UInt8(ascii: "y")
+        case .bool: return UInt8(ascii: "b")
+        case .int16: return UInt8(ascii: "n")
+        case .uint16: return UInt8(ascii: "q")
+        case .int32: return UInt8(ascii: "i")
+        case .uint32: return UInt8(ascii: "u")
+        case .int64: return UInt8(ascii: "x")
+        case .uint64: return UInt8(ascii: "t")
+        case .double: return UInt8(ascii: "d")
+        case .string: return UInt8(ascii: "s")
+        case .objectPath: return UInt8(ascii: "o")
+        case .signature: return UInt8(ascii: "g")
+        case .unixFD: return UInt8(ascii: "h")
+        case .variant: return UInt8(ascii: "v")
+        case .array: return UInt8(ascii: "a")
+        case .dictionary: return UInt8(ascii: "a")
+        case .structure: return UInt8(ascii: "(")
+        }
+    }
+
+    /// The length of ``signature``, counted without building it.
+    var signatureLength: Int {
+        switch self {
+        case .array(let e): return 1 + e.signatureLength
+        case .dictionary(let k, let v): return 3 + k.signatureLength + v.signatureLength
+        case .structure(let fields): return fields.reduce(2) { $0 + $1.signatureLength }
+        default: return 1
+        }
+    }
+
+    /// Appends ``signature``'s bytes to `out`.
+    func writeSignature(to out: inout SignatureBuffer) {
+        switch self {
+        case .array(let e): out.append(UInt8(ascii: "a")); e.writeSignature(to: &out)
+        case .dictionary(let k, let v):
+            out.append(UInt8(ascii: "a")); out.append(UInt8(ascii: "{"))
+            k.writeSignature(to: &out); v.writeSignature(to: &out)
+            out.append(UInt8(ascii: "}"))
+        case .structure(let fields):
+            out.append(UInt8(ascii: "(")); for f in fields { f.writeSignature(to: &out) }; out.append(UInt8(ascii: ")"))
+        default: out.append(basicCode)
+        }
+    }
+
+    /// Checks the type as a signature would be checked (``Signature/init(_:)``): at most 255
+    /// characters, arrays and structures (dictionary entries count as both) nested at most 32
+    /// deep each; without building or parsing the text.
+    func checkNesting() throws(DBusError) {
+        guard signatureLength <= 255 else {
+            throw .invalidValue("invalid signature \(quoted(String(signature.prefix(40)))): is longer than 255 characters")
+        }
+        try checkNesting(arrays: 0, structures: 0)
+    }
+
+    private func checkNesting(arrays: Int, structures: Int) throws(DBusError) {
+        switch self {
+        case .array(let e):
+            guard arrays < 32 else { throw .invalidValue("invalid signature \(quoted(String(signature.prefix(40)))): arrays nest deeper than 32") }
+            try e.checkNesting(arrays: arrays + 1, structures: structures)
+        case .dictionary(let k, let v):
+            guard arrays < 32 else { throw .invalidValue("invalid signature \(quoted(String(signature.prefix(40)))): arrays nest deeper than 32") }
+            guard k.isBasic else { throw .invalidValue("invalid signature \(quoted(String(signature.prefix(40)))): a dictionary key must be a basic type, not \(k.signature)") }
+            try k.checkNesting(arrays: arrays + 1, structures: structures + 1)
+            try v.checkNesting(arrays: arrays + 1, structures: structures + 1)
+        case .structure(let fields):
+            guard structures < 32 else { throw .invalidValue("invalid signature \(quoted(String(signature.prefix(40)))): structures nest deeper than 32") }
+            guard !fields.isEmpty else { throw .invalidValue("invalid signature \(quoted(signature)): a structure must have at least one field") }
+            for f in fields { try f.checkNesting(arrays: arrays, structures: structures + 1) }
+        default:
+            break
+        }
     }
 }
 
@@ -257,5 +374,25 @@ extension DBusValue: CustomStringConvertible {
         case .structure(let f): return "(" + f.map(\.description).joined(separator: ", ") + (f.count == 1 ? ",)" : ")")
         case .variant(let v): return "<\(v)>"
         }
+    }
+}
+
+/// Signature bytes written in place, into storage the caller provides (on the stack: see
+/// `Marshal.container`). Writes past the capacity are dropped; a validated body's signatures
+/// never need more than 255 bytes.
+struct SignatureBuffer {
+    let base: UnsafeMutablePointer<UInt8>
+    let capacity: Int
+    private(set) var count = 0
+
+    init(_ storage: UnsafeMutableBufferPointer<UInt8>) {
+        base = storage.baseAddress!
+        capacity = storage.count
+    }
+
+    mutating func append(_ byte: UInt8) {
+        guard count < capacity else { return }
+        base[count] = byte
+        count += 1
     }
 }
