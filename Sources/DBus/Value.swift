@@ -264,6 +264,14 @@ extension DBusValue {
                     dict.sorted { $0.key < $1.key }.map { DictEntry(.string($0.key), .variant($0.value)) })
     }
 
+    /// `a{sv}` from entries already in key order (what ``varDict(_:)`` makes from a dictionary,
+    /// without the dictionary and the sort: for messages built on every join). The order is
+    /// checked in debug builds.
+    public static func varDict(sorted entries: [(String, DBusValue)]) -> DBusValue {
+        assert(zip(entries, entries.dropFirst()).allSatisfy { $0.0 < $1.0 }, "varDict(sorted:) entries out of key order")
+        return .dictionary(key: .string, value: .variant, entries.map { DictEntry(.string($0.0), .variant($0.1)) })
+    }
+
     /// `aa{sv}` from a list of dictionaries.
     public static func varDicts(_ dicts: [[String: DBusValue]]) -> DBusValue {
         .array(element: .dictionary(key: .string, value: .variant), dicts.map { .varDict($0) })

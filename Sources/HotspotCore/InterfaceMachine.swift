@@ -116,7 +116,7 @@ extension InterfaceMachine {
             if let problem {
                 reportProtocolError(command, problem, &effects)
                 result = .failure
-            } else if !command.command.validResults.contains(result) {
+            } else if !command.command.accepts(result) {
                 reportProtocolError(command, "result \(result.rawValue) is not valid for \(command.command.rawValue)", &effects)
                 result = .failure
             }
@@ -139,7 +139,7 @@ extension InterfaceMachine {
             if let problem {
                 reportProtocolError(command, problem, &effects)
                 result = .failure
-            } else if !command.command.validResults.contains(result) {
+            } else if !command.command.accepts(result) {
                 reportProtocolError(command, "result \(result.rawValue) is not valid for \(command.command.rawValue)", &effects)
                 result = .failure
             }

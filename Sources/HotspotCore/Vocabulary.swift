@@ -40,17 +40,16 @@ public enum CommandType: String, CaseIterable, Sendable {
     /// Success, failure and command-not-recognized are valid for every command; the others follow
     /// Apple's header: ui-required only for authenticate, authentication-required only for
     /// maintain, unsupported-network and temporary-failure only for authenticate and present-ui.
-    public var validResults: Set<CommandResult> {
-        let universal: Set<CommandResult> = [.success, .failure, .commandNotRecognized]
-        switch self {
-        case .filterScanList, .evaluate, .logoff:
-            return universal
-        case .authenticate:
-            return universal.union([.uiRequired, .unsupportedNetwork, .temporaryFailure])
-        case .presentUI:
-            return universal.union([.unsupportedNetwork, .temporaryFailure])
-        case .maintain:
-            return universal.union([.authenticationRequired])
+    public var validResults: Set<CommandResult> { Set(CommandResult.allCases.filter(accepts)) }
+
+    /// Whether a helper may give `result` for this command (``validResults``, without building
+    /// a set: it is asked for every answer).
+    public func accepts(_ result: CommandResult) -> Bool {
+        switch result {
+        case .success, .failure, .commandNotRecognized: return true
+        case .uiRequired: return self == .authenticate
+        case .unsupportedNetwork, .temporaryFailure: return self == .authenticate || self == .presentUI
+        case .authenticationRequired: return self == .maintain
         }
     }
 }

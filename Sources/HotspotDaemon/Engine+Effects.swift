@@ -16,7 +16,7 @@ extension Engine {
     func execute(_ effect: HotspotEffect) async {
         switch effect {
         case .sendCommand(let request):
-            send(request)
+            send(request)  // handle(_:) sends commands before the other effects
         case .cancelCommand(let token):
             if let f = inflight.removeValue(forKey: token) {
                 // A call with a deadline keeps listening until its D-Bus timeout (deadline + 2 s);

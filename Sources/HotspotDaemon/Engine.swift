@@ -126,7 +126,16 @@ public actor Engine {
             stateGeneration += 1
             if first { stateWriter.saveNow(state, generation: stateGeneration) } else { later.append((state, stateGeneration)) }
         }
-        for effect in effects { if case .persist = effect {} else { await execute(effect) } }
+        // Commands leave first, ahead of the bookkeeping the same event brings (timers, the
+        // announcements, CommandCompleted): a helper starts on its answer while the rest is done
+        // (issue 13). Nothing else here bears on a command; the rest keep the core's order.
+        for case .sendCommand(let request) in effects { send(request) }
+        for effect in effects {
+            switch effect {
+            case .persist, .sendCommand: continue
+            default: await execute(effect)
+            }
+        }
         for (state, generation) in later { stateWriter.saveSoon(state, generation: generation) }
         return effects
     }

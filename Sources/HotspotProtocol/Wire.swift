@@ -16,21 +16,26 @@ public enum WireNetwork {
     public static let maximumSSIDLength = 32
 
     public static func encode(_ network: Network, isChosenHelper: Bool? = nil) -> DBusValue {
-        var d: [String: DBusValue] = [
-            "ssid": .bytes(network.ssid.bytes),
-            "bssid": .string(network.bssid),
-            "signal-strength": .double(network.signalStrength),
-            "secure": .bool(network.isSecure),
-            "did-auto-join": .bool(network.didAutoJoin),
-            "did-just-join": .bool(network.didJustJoin),
-        ]
-        if let isChosenHelper { d["is-chosen-helper"] = .bool(isChosenHelper) }
-        return .varDict(d)
+        // In key order, as `.varDict` would sort them (a command is encoded on every join).
+        var entries: [(String, DBusValue)] = []
+        entries.reserveCapacity(7)
+        entries.append(("bssid", .string(network.bssid)))
+        entries.append(("did-auto-join", .bool(network.didAutoJoin)))
+        entries.append(("did-just-join", .bool(network.didJustJoin)))
+        if let isChosenHelper { entries.append(("is-chosen-helper", .bool(isChosenHelper))) }
+        entries.append(("secure", .bool(network.isSecure)))
+        entries.append(("signal-strength", .double(network.signalStrength)))
+        entries.append(("ssid", .bytes(network.ssid.bytes)))
+        return .varDict(sorted: entries)
     }
 
     /// Decodes a network; the security class is not on the wire, so `secure` maps to personal.
     public static func decode(_ value: DBusValue) throws(WireError) -> Network {
         guard let d = value.varDict else { throw WireError("a network must be a{sv}, got \(value.signature)") }
+        return try decode(fields: d)
+    }
+
+    static func decode(fields d: [String: DBusValue]) throws(WireError) -> Network {
         guard let ssid = d["ssid"]?.byteArray else { throw WireError("a network needs 'ssid' as ay") }
         guard ssid.count <= maximumSSIDLength else {
             throw WireError("SSID of \(ssid.count) bytes: an SSID has at most \(maximumSSIDLength) bytes")
@@ -63,14 +68,17 @@ public struct WireCommand: Sendable, Equatable {
     }
 
     public func encode() -> DBusValue {
-        var d: [String: DBusValue] = [
-            "type": .string(type.rawValue),
-            "interface": .string(interface),
-            "deadline-ms": .uint32(deadline.map { UInt32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? 0),
-        ]
-        if let network { d["network"] = WireNetwork.encode(network, isChosenHelper: isChosenHelper) }
-        if type == .filterScanList { d["networks"] = .array(element: .dictionary(key: .string, value: .variant), networks.map { WireNetwork.encode($0) }) }
-        return .varDict(d)
+        // In key order, as `.varDict` would sort them.
+        var entries: [(String, DBusValue)] = []
+        entries.reserveCapacity(5)
+        entries.append(("deadline-ms", .uint32(deadline.map { UInt32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? 0)))
+        entries.append(("interface", .string(interface)))
+        if let network { entries.append(("network", WireNetwork.encode(network, isChosenHelper: isChosenHelper))) }
+        if type == .filterScanList {
+            entries.append(("networks", .array(element: .dictionary(key: .string, value: .variant), networks.map { WireNetwork.encode($0) })))
+        }
+        entries.append(("type", .string(type.rawValue)))
+        return .varDict(sorted: entries)
     }
 
     public static func decode(_ value: DBusValue) throws(WireError) -> WireCommand {
@@ -80,8 +88,9 @@ public struct WireCommand: Sendable, Equatable {
         var network: Network?
         var chosen = false
         if let n = d["network"] {
-            network = try WireNetwork.decode(n)
-            chosen = n.varDict?["is-chosen-helper"]?.bool ?? false
+            guard let fields = n.varDict else { throw WireError("a network must be a{sv}, got \(n.signature)") }
+            network = try WireNetwork.decode(fields: fields)
+            chosen = fields["is-chosen-helper"]?.bool ?? false
         }
         var networks: [Network] = []
         for item in d["networks"]?.arrayItems ?? [] { networks.append(try WireNetwork.decode(item)) }
@@ -108,19 +117,21 @@ public struct WireResponse: Sendable, Equatable {
     }
 
     public func encode() -> DBusValue {
-        var d: [String: DBusValue] = ["result": .string(result.rawValue)]
-        if let confidence { d["confidence"] = .string(confidence.rawValue) }
-        if let reason { d["reason"] = .string(reason) }
+        // In key order, as `.varDict` would sort them (an answer is encoded for every command).
+        var d: [(String, DBusValue)] = []
+        if let confidence { d.append(("confidence", .string(confidence.rawValue))) }
         if !claims.isEmpty {
-            d["networks"] = .varDicts(claims.map { c in
+            d.append(("networks", .varDicts(claims.map { c in
                 var n: [String: DBusValue] = ["ssid": .bytes(c.ssid.bytes), "confidence": .string(c.confidence.rawValue)]
                 if let b = c.bssid { n["bssid"] = .string(b) }
                 if let p = c.password { n["password"] = .string(p.secret) }
                 if let name = c.displayName { n["display-name"] = .string(name) }
                 return n
-            })
+            })))
         }
-        return .varDict(d)
+        if let reason { d.append(("reason", .string(reason))) }
+        d.append(("result", .string(result.rawValue)))
+        return .varDict(sorted: d)
     }
 
     /// The longest password a claim may carry: a WPA passphrase has 8 to 63 characters, a raw
