@@ -27,10 +27,10 @@ final class BusPublisher: Service {
     let bus: Connection
     let authorizer: Authorizer
     let engine: Engine
-    let announcements: AsyncStream<Announcement>
+    let announcements: AsyncQueue<Announcement>
     static let version = "0.2.0"
 
-    init(bus: Connection, engine: Engine, announcements: AsyncStream<Announcement>) {
+    init(bus: Connection, engine: Engine, announcements: AsyncQueue<Announcement>) {
         self.bus = bus
         self.engine = engine
         self.announcements = announcements

@@ -47,9 +47,9 @@ public enum Daemon {
         let profiles = loadProfiles(configuration, log: log)
         let (reports, reporter) = AsyncStream.makeStream(of: ConnectivityReport.self)
         let monitor = await makeMonitor(configuration, profiles: profiles, client: client, actions: actions, reports: reporter, log: log)
-        let (announcements, announcer) = AsyncStream.makeStream(of: Announcement.self)
+        let announcements = AsyncQueue<Announcement>()
         let engine = Engine(bus: bus, configuration: configuration, log: log, network: actions, monitor: monitor,
-                            provisioner: configuration.provisionProfiles ? provisioner : nil, announcements: announcer)
+                            provisioner: configuration.provisionProfiles ? provisioner : nil, announcements: announcements)
         let publisher = BusPublisher(bus: bus, engine: engine, announcements: announcements)
 
         try await publisher.exportManager()

@@ -55,7 +55,8 @@ public actor Engine {
     let provisioner: ProfileProvisioner?
     /// What the bus server announces, in order (BusPublisher): the engine never waits for the bus
     /// and holds no reference to its publisher.
-    let announcements: AsyncStream<Announcement>.Continuation
+    /// What the engine asks the bus server to announce, in order (an ``AsyncQueue``: several per join).
+    let announcements: AsyncQueue<Announcement>
     /// NetworkManager's primary connection (nil while NetworkManager is away); ManagerStatus
     /// turns it and the Wi-Fi verdicts into `Status`.
     var primary: ManagerStatus.Primary?
@@ -87,7 +88,7 @@ public actor Engine {
 
     /// Dependencies come in here, once: nothing is attached later and nothing points back.
     init(bus: Connection, configuration: DaemonConfiguration, log: Logger, network: (any NetworkControl)?,
-         monitor: ConnectivityMonitor?, provisioner: ProfileProvisioner?, announcements: AsyncStream<Announcement>.Continuation) {
+         monitor: ConnectivityMonitor?, provisioner: ProfileProvisioner?, announcements: AsyncQueue<Announcement>) {
         self.bus = bus
         self.log = log
         self.network = network

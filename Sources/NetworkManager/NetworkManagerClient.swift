@@ -72,8 +72,9 @@ public actor NetworkManagerClient {
         }
     }
 
-    private var events: AsyncStream<NetworkManagerEvent>.Continuation?
-    private var inputs: AsyncStream<Input>.Continuation?
+    /// The events handed out and the client's input (signals, owners): ``AsyncQueue``s.
+    private var events: AsyncQueue<NetworkManagerEvent>?
+    private var inputs: AsyncQueue<Input>?
     private var tasks: [Task<Void, Never>] = []
     private var signalSubscriptions: [SignalSubscription] = []
     var epoch: UInt64 = 0
@@ -109,33 +110,31 @@ public actor NetworkManagerClient {
         self.signalCapacity = max(1, signalCapacity)
     }
 
-    /// Starts following NetworkManager and returns the events (one stream at a time: calling
-    /// again before ``stop()`` returns a stream that is already finished). The first event is
-    /// `.managerAvailable(_:)`. The stream ends when the connection closes or ``stop()`` is called.
-    public func start() async throws -> AsyncStream<NetworkManagerEvent> {
-        guard events == nil else { return AsyncStream { $0.finish() } }
-        let (eventStream, eventContinuation) = AsyncStream.makeStream(of: NetworkManagerEvent.self)
-        let (inputStream, inputContinuation) = AsyncStream.makeStream(of: Input.self)
-        events = eventContinuation
-        inputs = inputContinuation
+    /// Starts following NetworkManager and returns the events (one queue at a time: calling
+    /// again before ``stop()`` returns a queue that is already finished). The first event is
+    /// `.managerAvailable(_:)`. The queue ends when the connection closes or ``stop()`` is called;
+    /// a consumer that stops reading calls ``stop()``.
+    public func start() async throws -> AsyncQueue<NetworkManagerEvent> {
+        guard events == nil else { return AsyncQueue.finished() }
+        let eventQueue = AsyncQueue<NetworkManagerEvent>()
+        let inputQueue = AsyncQueue<Input>()
+        events = eventQueue
+        inputs = inputQueue
         let owners: AsyncStream<String?>
         do {
             owners = try await connection.watchNameOwner(NetworkManagerNames.busName)
         } catch {
-            eventContinuation.finish()
+            eventQueue.finish()
             events = nil
             inputs = nil
             throw error
         }
         tasks.append(Task {
-            for await owner in owners { inputContinuation.yield(.owner(owner)) }
-            inputContinuation.finish()
+            for await owner in owners { inputQueue.yield(.owner(owner)) }
+            inputQueue.finish()
         })
-        tasks.append(Task { await self.run(inputStream) })
-        eventContinuation.onTermination = { [weak self] _ in
-            Task { await self?.stop() }
-        }
-        return eventStream
+        tasks.append(Task { await self.run(inputQueue) })
+        return eventQueue
     }
 
     /// The object path of the Wi-Fi device named `interface` (`wlan0`), if NetworkManager has one.
@@ -160,7 +159,7 @@ public actor NetworkManagerClient {
         epoch &+= 1
     }
 
-    private func run(_ inputs: AsyncStream<Input>) async {
+    private func run(_ inputs: AsyncQueue<Input>) async {
         for await input in inputs {
             if Task.isCancelled { break }
             await handle(input)

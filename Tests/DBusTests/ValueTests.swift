@@ -65,10 +65,10 @@ import Testing
         do {
             try Marshal.validateBody([.varDict(["k": .string("a\0b")])])
             Issue.record("accepted a NUL")
-        } catch let error as DBus.DBusError {
+        } catch {
             #expect(error.message.contains("'a\\0b'"))
             #expect(error.message.contains("NUL"))
-        } catch { Issue.record("\(error)") }
+        }
     }
 
     @Test func invalidUTF8BytesAreRefusedNamingThem() {

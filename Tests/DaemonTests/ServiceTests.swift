@@ -13,16 +13,16 @@ import Testing
 /// failure is not just a log line.
 @Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs python3-dbusmock (apt-get install python3-dbusmock)"))
 struct ServiceTests {
-    func parts(_ bus: PrivateBus, state: ScratchDirectory) throws -> (Connection, NetworkManagerWatcher, Engine, AsyncStream<Announcement>) {
+    func parts(_ bus: PrivateBus, state: ScratchDirectory) throws -> (Connection, NetworkManagerWatcher, Engine, AsyncQueue<Announcement>) {
         let connection = try bus.connect()
         var configuration = DaemonConfiguration()
         configuration.stateDirectory = state.path
         let log = Logger(label: "test")
         let client = NetworkManagerClient(connection: connection)
         let provisioner = ProfileProvisioner(client: client, log: log)
-        let (announcements, announcer) = AsyncStream.makeStream(of: Announcement.self)
+        let announcements = AsyncQueue<Announcement>()
         let engine = Engine(bus: connection, configuration: configuration, log: log, network: NetworkManagerActions(bus: connection, client: client),
-                            monitor: nil, provisioner: provisioner, announcements: announcer)
+                            monitor: nil, provisioner: provisioner, announcements: announcements)
         return (connection, NetworkManagerWatcher(bus: connection, client: client, engine: engine, provisioner: provisioner, log: log), engine,
                 announcements)
     }

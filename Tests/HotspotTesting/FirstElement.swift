@@ -3,9 +3,10 @@
 /// The first element of `stream` that satisfies `predicate`, or nil when none came within
 /// `timeout` (the stream's iteration is cancelled then). Woken by the element, not by polling:
 /// the timeout only bounds a wait that fails.
-public func firstElement<Element: Sendable>(of stream: AsyncStream<Element>, within timeout: Duration,
-                                            where predicate: @escaping @Sendable (Element) -> Bool) async -> Element? {
-    let search = Task { () -> Element? in
+public func firstElement<Elements: AsyncSequence & Sendable>(of stream: Elements, within timeout: Duration,
+                                                           where predicate: @escaping @Sendable (Elements.Element) -> Bool) async -> Elements.Element?
+    where Elements.Element: Sendable, Elements.Failure == Never {
+    let search = Task { () -> Elements.Element? in
         for await element in stream where predicate(element) { return element }
         return nil
     }

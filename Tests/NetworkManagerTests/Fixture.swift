@@ -119,7 +119,7 @@ final class EventLog: Sendable {
     private let store = Store()
     private let task: Task<Void, Never>
 
-    init(_ stream: AsyncStream<NetworkManagerEvent>) {
+    init(_ stream: AsyncQueue<NetworkManagerEvent>) {
         let store = self.store
         task = Task { for await e in stream { store.state.withLock { $0.events.append(e) } } }
     }
