@@ -153,10 +153,9 @@ extension Connection {
                               allowsInteractiveAuthorization: message.allowsInteractiveAuthorization)
         let outSig = method.outputSignature
         @Sendable func checked(_ out: [DBusValue]) throws -> [DBusValue] {
-            let got = out.map(\.signature).joined()
-            guard got == outSig else {
+            guard method.returns(out) else {
                 throw DBusError.remote(name: DBusErrorName.failed,
-                                       message: "internal error: \(ifaceName).\(member) returned '\(got)' instead of '\(outSig)'")
+                                       message: "internal error: \(ifaceName).\(member) returned '\(out.map(\.signature).joined())' instead of '\(outSig)'")
             }
             return out
         }

@@ -152,7 +152,8 @@ extension Connection {
 
     /// Whether a signal's header can match one of our rules (or is libdbus's own Disconnected).
     func isSolicited(_ m: OpaquePointer, sender: String) -> Bool {
-        guard let pathText = dbus_message_get_path(m).map({ String(cString: $0) }), let path = try? ObjectPath(pathText),
+        // libdbus validated the header: the path needs no second check.
+        guard let path = dbus_message_get_path(m).map({ ObjectPath(validatedByLibdbus: String(cString: $0)) }),
               let interface = dbus_message_get_interface(m).map({ String(cString: $0) }),
               let member = dbus_message_get_member(m).map({ String(cString: $0) }) else { return false }
         if interface == "org.freedesktop.DBus.Local" { return true }

@@ -63,11 +63,14 @@ public actor Connection {
     private var pending: [UInt32: Pending] = [:]
     private var deadlines = DeadlineHeap()
 
-    struct Subscription {
-        var rule: MatchRule
+    /// The subscribers of one match rule. A class: every signal read is matched against every
+    /// rule, and iterating values of a struct copied each rule and handler table (issue 13).
+    final class Subscription {
+        let rule: MatchRule
         var streams: [UInt64: AsyncStream<Signal>.Continuation] = [:]
         var internalHandlers: [UInt64: (isolated Connection, Signal) -> Void] = [:]
         var count: Int { streams.count + internalHandlers.count }
+        init(rule: MatchRule) { self.rule = rule }
     }
 
     var subscriptions: [String: Subscription] = [:]
@@ -426,11 +429,8 @@ public actor Connection {
     /// the body must match the declared signature.
     public func emit(path: ObjectPath, interface: InterfaceName, member: MemberName, body: [DBusValue] = [], destination: BusName? = nil) throws {
         try Marshal.validateBody(body)
-        if let iface = objects[path]?.first(where: { $0.name == interface }), let decl = iface.signal(member.rawValue) {
-            let sig = body.map(\.signature).joined()
-            guard sig == decl.signature else {
-                throw DBusError.invalidValue("signal \(interface).\(member) is declared with signature '\(decl.signature)' but was emitted with '\(sig)'")
-            }
+        if let iface = objects[path]?.first(where: { $0.name == interface }), let decl = iface.signal(member.rawValue), !decl.matches(body) {
+            throw DBusError.invalidValue("signal \(interface).\(member) is declared with signature '\(decl.signature)' but was emitted with '\(body.map(\.signature).joined())'")
         }
         guard let conn = raw else { throw DBusError.disconnected(disconnectReason ?? "closed") }
         let msg = try RawMessage.signal(path: path, interface: interface, member: member)

@@ -32,8 +32,11 @@ public struct DBusMethod: Sendable {
     /// A handler that may answer at once, on the connection's thread (see ``immediate``).
     public typealias ImmediateHandler = @Sendable (MethodCall) -> ImmediateAnswer
     public var name: MemberName
-    public var inputs: [DBusArgument]
-    public var outputs: [DBusArgument]
+    public var inputs: [DBusArgument] { didSet { inputSignature = Self.signature(of: inputs) } }
+    public var outputs: [DBusArgument] { didSet { outputSignature = Self.signature(of: outputs) } }
+    /// The signatures of ``inputs`` and ``outputs``, kept with them (checked on every call).
+    public private(set) var inputSignature: String
+    public private(set) var outputSignature: String
     /// Set by the initialisers only: the immediate handler, when there is one, is what answers
     /// on the bus, and `handler` is built from it.
     public private(set) var handler: Handler
@@ -46,6 +49,8 @@ public struct DBusMethod: Sendable {
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
+        self.inputSignature = Self.signature(of: inputs)
+        self.outputSignature = Self.signature(of: outputs)
         self.handler = handler
     }
 
@@ -53,6 +58,8 @@ public struct DBusMethod: Sendable {
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
+        self.inputSignature = Self.signature(of: inputs)
+        self.outputSignature = Self.signature(of: outputs)
         self.immediate = immediate
         self.handler = { call in
             switch immediate(call) {
@@ -63,8 +70,12 @@ public struct DBusMethod: Sendable {
         }
     }
 
-    public var inputSignature: String { inputs.map(\.type.signature).joined() }
-    public var outputSignature: String { outputs.map(\.type.signature).joined() }
+    static func signature(of arguments: [DBusArgument]) -> String { arguments.map(\.type.signature).joined() }
+
+    /// Whether `values` are what ``outputs`` declares (without building their signature).
+    func returns(_ values: [DBusValue]) -> Bool {
+        values.count == outputs.count && zip(values, outputs).allSatisfy { $0.hasType($1.type) }
+    }
 }
 
 /// What an ``DBusMethod/ImmediateHandler`` answers: the reply or the error now, or work whose
@@ -113,9 +124,19 @@ public struct DBusProperty: Sendable {
 /// A signal an interface may emit.
 public struct DBusSignalDescription: Sendable {
     public var name: MemberName
-    public var arguments: [DBusArgument]
-    public init(_ name: MemberName, _ arguments: [DBusArgument] = []) { self.name = name; self.arguments = arguments }
-    public var signature: String { arguments.map(\.type.signature).joined() }
+    public var arguments: [DBusArgument] { didSet { signature = DBusMethod.signature(of: arguments) } }
+    /// The signature of ``arguments``, kept with them.
+    public private(set) var signature: String
+    public init(_ name: MemberName, _ arguments: [DBusArgument] = []) {
+        self.name = name
+        self.arguments = arguments
+        self.signature = DBusMethod.signature(of: arguments)
+    }
+
+    /// Whether `body` is what ``arguments`` declares (without building its signature).
+    func matches(_ body: [DBusValue]) -> Bool {
+        body.count == arguments.count && zip(body, arguments).allSatisfy { $0.hasType($1.type) }
+    }
 }
 
 /// One interface of an exported object.

@@ -41,15 +41,10 @@ extension Engine {
                 }
             }
         case .armTimer(let id, let at):
-            timers[id]?.cancel()
-            let deadline = start + at.sinceEpoch
-            timers[id] = Task { [weak self] in
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                guard !Task.isCancelled else { return }
-                await self?.timerFired(id)
-            }
+            timers.arm(id, at: start + at.sinceEpoch)
+            wakeInTime()
         case .cancelTimer(let id):
-            timers.removeValue(forKey: id)?.cancel()
+            timers.cancel(id)  // a sleeper set for it wakes, finds nothing due and sleeps again
         case .publishState(let s):
             guard var r = interfaces[s.interface] else { return }
             let old = r.status
@@ -95,9 +90,24 @@ extension Engine {
                                    result: result, seconds: seconds))
     }
 
-    func timerFired(_ id: TimerID) async {
-        guard timers.removeValue(forKey: id) != nil else { return }
-        await handle(.timerFired(id))
+    /// Makes sure the sleeper wakes by the earliest deadline armed (``TimerSchedule``).
+    func wakeInTime() {
+        guard !timers.isCovered(by: sleeperTarget), let earliest = timers.earliest else { return }
+        sleeper?.cancel()
+        sleeperTarget = earliest
+        sleeper = Task { [weak self] in
+            try? await Task.sleep(until: earliest, clock: .continuous)
+            guard !Task.isCancelled else { return }
+            await self?.sleeperWoke()
+        }
+    }
+
+    /// Fires the timers due, earliest first, then sleeps until the next.
+    func sleeperWoke() async {
+        sleeper = nil
+        sleeperTarget = nil
+        for id in timers.takeDue(now: .now) { await handle(.timerFired(id)) }
+        wakeInTime()
     }
 
     func seconds(since start: ContinuousClock.Instant) -> Double {

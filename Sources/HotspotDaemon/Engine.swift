@@ -63,7 +63,10 @@ public actor Engine {
 
     var core: HotspotCoordinator
     let start = ContinuousClock.now
-    var timers: [TimerID: Task<Void, Never>] = [:]
+    /// The core's armed timers, and the one task sleeping until the earliest (``TimerSchedule``).
+    var timers = TimerSchedule()
+    var sleeper: Task<Void, Never>?
+    var sleeperTarget: ContinuousClock.Instant?
     var inflight: [CommandToken: (task: Task<Void, Never>, started: ContinuousClock.Instant, request: CommandRequest)] = [:]
     /// Calls the core has given up on (deadline passed or cancelled) that are still waiting for
     /// their reply until the D-Bus timeout, so a late answer reaches the core as a stray answer:
