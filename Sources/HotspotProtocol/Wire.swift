@@ -31,21 +31,42 @@ public enum WireNetwork {
 
     /// Decodes a network; the security class is not on the wire, so `secure` maps to personal.
     public static func decode(_ value: DBusValue) throws(WireError) -> Network {
-        guard let d = value.varDict else { throw WireError("a network must be a{sv}, got \(value.signature)") }
-        return try decode(fields: d)
+        try decodeWithChosen(value).network
     }
 
-    static func decode(fields d: [String: DBusValue]) throws(WireError) -> Network {
-        guard let ssid = d["ssid"]?.byteArray else { throw WireError("a network needs 'ssid' as ay") }
+    /// A network and its `is-chosen-helper` flag, read in one pass over the entries (a helper
+    /// decodes one with every command; building a dictionary first cost most of its answer).
+    static func decodeWithChosen(_ value: DBusValue) throws(WireError) -> (network: Network, chosen: Bool) {
+        var ssid: [UInt8]?
+        var bssid = "", strength = 0.0, secure = false, autoJoin = false, justJoin = false, chosen = false
+        let isDict = forEachEntry(of: value) { key, v in
+            switch key {
+            case "ssid": ssid = v.byteArray
+            case "bssid": bssid = v.string ?? ""
+            case "signal-strength": strength = v.double ?? 0
+            case "secure": secure = v.bool ?? false
+            case "did-auto-join": autoJoin = v.bool ?? false
+            case "did-just-join": justJoin = v.bool ?? false
+            case "is-chosen-helper": chosen = v.bool ?? false
+            default: break
+            }
+        }
+        guard isDict else { throw WireError("a network must be a{sv}, got \(value.signature)") }
+        guard let ssid else { throw WireError("a network needs 'ssid' as ay") }
         guard ssid.count <= maximumSSIDLength else {
             throw WireError("SSID of \(ssid.count) bytes: an SSID has at most \(maximumSSIDLength) bytes")
         }
-        let secure = d["secure"]?.bool ?? false
-        return Network(ssid: SSID(bytes: ssid), bssid: d["bssid"]?.string ?? "",
-                       signalStrength: d["signal-strength"]?.double ?? 0,
-                       securityClass: secure ? .personal : .open, isSecure: secure,
-                       didAutoJoin: d["did-auto-join"]?.bool ?? false, didJustJoin: d["did-just-join"]?.bool ?? false)
+        return (Network(ssid: SSID(bytes: ssid), bssid: bssid, signalStrength: strength, securityClass: secure ? .personal : .open,
+                        isSecure: secure, didAutoJoin: autoJoin, didJustJoin: justJoin), chosen)
     }
+}
+
+/// Calls `body` with each key and (unwrapped) value of an `a{sv}`, in order (a key given twice:
+/// the last one counts, as with `varDict`); false when `value` is not an `a{s…}`.
+func forEachEntry(of value: DBusValue, _ body: (String, DBusValue) -> Void) -> Bool {
+    guard case .dictionary(.string, _, let entries) = value.unwrapped else { return false }
+    for e in entries { if case .string(let k) = e.key { body(k, e.value.unwrapped) } }
+    return true
 }
 
 /// A command as sent to a helper's `HandleCommand`.
@@ -82,20 +103,27 @@ public struct WireCommand: Sendable, Equatable {
     }
 
     public static func decode(_ value: DBusValue) throws(WireError) -> WireCommand {
-        guard let d = value.varDict else { throw WireError("a command must be a{sv}") }
-        guard let typeText = d["type"]?.string else { throw WireError("a command needs 'type' as s") }
+        var typeValue: DBusValue?, networkValue: DBusValue?, networksValue: DBusValue?
+        var interface = "", ms: UInt32 = 0
+        let isDict = forEachEntry(of: value) { key, v in
+            switch key {
+            case "type": typeValue = v
+            case "interface": interface = v.string ?? ""
+            case "network": networkValue = v
+            case "networks": networksValue = v
+            case "deadline-ms": ms = v.uint32 ?? 0
+            default: break
+            }
+        }
+        guard isDict else { throw WireError("a command must be a{sv}") }
+        guard let typeText = typeValue?.string else { throw WireError("a command needs 'type' as s") }
         guard let type = CommandType(rawValue: typeText) else { throw WireError("unknown command type '\(typeText)'") }
         var network: Network?
         var chosen = false
-        if let n = d["network"] {
-            guard let fields = n.varDict else { throw WireError("a network must be a{sv}, got \(n.signature)") }
-            network = try WireNetwork.decode(fields: fields)
-            chosen = fields["is-chosen-helper"]?.bool ?? false
-        }
+        if let networkValue { (network, chosen) = try WireNetwork.decodeWithChosen(networkValue) }
         var networks: [Network] = []
-        for item in d["networks"]?.arrayItems ?? [] { networks.append(try WireNetwork.decode(item)) }
-        let ms = d["deadline-ms"]?.uint32 ?? 0
-        return WireCommand(type: type, interface: d["interface"]?.string ?? "", network: network, isChosenHelper: chosen,
+        for item in networksValue?.arrayItems ?? [] { networks.append(try WireNetwork.decode(item)) }
+        return WireCommand(type: type, interface: interface, network: network, isChosenHelper: chosen,
                            networks: networks, deadline: ms == 0 ? nil : .milliseconds(Int64(ms)))
     }
 }
@@ -166,20 +194,31 @@ public struct WireResponse: Sendable, Equatable {
     /// Decodes a helper's response; anything off-contract throws with the reason (the daemon
     /// then counts the answer as failure and reports a helper protocol error).
     public static func decode(_ value: DBusValue) throws(WireError) -> WireResponse {
-        guard let d = value.varDict else { throw WireError("the response must be a{sv}, got \(value.signature)") }
-        guard let resultText = d["result"]?.string else { throw WireError("the response needs 'result' as s") }
+        // One pass over the entries, without a dictionary (the daemon decodes every answer).
+        var resultValue: DBusValue?, confidenceValue: DBusValue?, networksValue: DBusValue?, reasonValue: DBusValue?
+        let isDict = forEachEntry(of: value) { key, v in
+            switch key {
+            case "result": resultValue = v
+            case "confidence": confidenceValue = v
+            case "networks": networksValue = v
+            case "reason": reasonValue = v
+            default: break
+            }
+        }
+        guard isDict else { throw WireError("the response must be a{sv}, got \(value.signature)") }
+        guard let resultText = resultValue?.string else { throw WireError("the response needs 'result' as s") }
         guard let result = CommandResult(rawValue: resultText) else {
             throw WireError("unknown result '\(UntrustedText.forLog(resultText, limit: 40))' (expected one of \(CommandResult.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         var confidence: Confidence?
-        if let c = d["confidence"] {
+        if let c = confidenceValue {
             guard let text = c.string, let parsed = Confidence(rawValue: text) else {
                 throw WireError("unknown confidence \(UntrustedText.forLog(c.description, limit: 40)) (expected none, low or high)")
             }
             confidence = parsed
         }
         var claims: [ScanClaim] = []
-        if let list = d["networks"] {
+        if let list = networksValue {
             guard let items = list.arrayItems else { throw WireError("'networks' must be aa{sv}") }
             for item in items {
                 guard let n = item.varDict, let ssid = n["ssid"]?.byteArray else {
@@ -212,7 +251,7 @@ public struct WireResponse: Sendable, Equatable {
             }
         }
         var reason: String?
-        if let r = d["reason"] {
+        if let r = reasonValue {
             guard let text = r.string, text.utf8.count <= maximumReasonBytes else {
                 throw WireError("'reason' must be an s of at most \(maximumReasonBytes) bytes")
             }
