@@ -150,16 +150,35 @@ extension Connection {
                   member: "NameOwnerChanged", arguments: [0: name.rawValue])
     }
 
-    /// Whether a signal's header can match one of our rules (or is libdbus's own Disconnected).
-    func isSolicited(_ m: OpaquePointer, sender: String) -> Bool {
+    /// Routes a signal read from the bus: its header is read once and matched against the rules;
+    /// only a signal some rule may want has its body decoded (a 30 MB byte array unicast to us
+    /// costs nothing but libdbus's read). Returns false when no rule of ours matches its header.
+    func routeSignal(_ raw: RawMessage, sender: String) -> Bool {
+        let m = raw.pointer
         // libdbus validated the header: the path needs no second check.
         guard let path = dbus_message_get_path(m).map({ ObjectPath(validatedByLibdbus: String(cString: $0)) }),
               let interface = dbus_message_get_interface(m).map({ String(cString: $0) }),
               let member = dbus_message_get_member(m).map({ String(cString: $0) }) else { return false }
-        if interface == "org.freedesktop.DBus.Local" { return true }
-        return subscriptions.values.contains {
-            $0.rule.matchesHeader(sender: sender, path: path, interface: interface, member: member, owner: { trackedOwners[$0]?.owner })
+        if interface == "org.freedesktop.DBus.Local" {
+            if member == "Disconnected" { markDisconnected("the bus closed the connection") }
+            return true
         }
+        let owner: (BusName) -> String? = { self.trackedOwners[$0]?.owner }
+        let candidates = subscriptions.values.filter {
+            $0.rule.matchesHeader(sender: sender, path: path, interface: interface, member: member, owner: owner)
+        }
+        guard !candidates.isEmpty else { return false }
+        let body: [DBusValue]
+        do { body = try Marshal.decodeBody(m, limits: limits) } catch {
+            intake.overLimit += 1
+            return true
+        }
+        let signal = Signal(sender: sender, path: path, interface: interface, member: member, body: body)
+        for sub in candidates where sub.rule.matches(signal, owner: owner) {
+            for (_, handler) in sub.internalHandlers { handler(self, signal) }
+            for (_, c) in sub.streams { c.yield(signal) }
+        }
+        return true
     }
 
     /// A reply must come from the connection that was called: the unique name called, the bus
@@ -175,18 +194,6 @@ extension Connection {
         return tracked.owner == nil || tracked.owner == sender
     }
 
-    func routeSignal(_ message: Message) {
-        guard let path = message.path, let interface = message.interface, let member = message.member else { return }
-        if interface == "org.freedesktop.DBus.Local" && member == "Disconnected" {
-            markDisconnected("the bus closed the connection")
-            return
-        }
-        let signal = Signal(sender: message.sender, path: path, interface: interface, member: member, body: message.body)
-        for (_, sub) in subscriptions where sub.rule.matches(signal, owner: { trackedOwners[$0]?.owner }) {
-            for (_, handler) in sub.internalHandlers { handler(self, signal) }
-            for (_, c) in sub.streams { c.yield(signal) }
-        }
-    }
 }
 
 /// A subscription made with ``Connection/subscribe(matchingAny:_:)``.

@@ -33,7 +33,7 @@ public actor Connection {
         public var forgedReplies = 0
     }
     /// Counts of refused messages since the connection opened.
-    public private(set) var intake = IntakeCounts()
+    public internal(set) var intake = IntakeCounts()
 
     /// `DBusConnection*`; nil once closed. Only touched on the bus thread (actor-isolated), except
     /// in deinit when nothing else can reach it.
@@ -259,10 +259,8 @@ public actor Connection {
     private func route(_ raw: RawMessage) {
         let type = dbus_message_get_type(raw.pointer)
         let sender = dbus_message_get_sender(raw.pointer).map { String(cString: $0) } ?? ""
-        if type == DBUS_MESSAGE_TYPE_SIGNAL, !isSolicited(raw.pointer, sender: sender) {
-            // No rule of ours matches its header: not decoded at all (a 30 MB byte array
-            // unicast to us costs nothing but libdbus's read).
-            intake.unsolicitedSignals += 1
+        if type == DBUS_MESSAGE_TYPE_SIGNAL {
+            if !routeSignal(raw, sender: sender) { intake.unsolicitedSignals += 1 }
             return
         }
         let isReply = type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR
@@ -298,7 +296,7 @@ public actor Connection {
                 complete(p.handler, .success(message))
             }
         case .signal:
-            routeSignal(message)
+            break  // routed above, without this decoding of the header
         case .methodCall:
             dispatch(message)
         }
