@@ -117,8 +117,9 @@ public struct HotspotCoordinator: Sendable {
         _ interface: InterfaceID, creating: Bool,
         _ body: (inout InterfaceMachine, inout CoreContext) -> Void
     ) {
-        guard var machine = machines[interface] ?? (creating ? InterfaceMachine(interface: interface) : nil) else { return }
-        machines[interface] = nil
+        // Moved out of the table (not copied and then removed: a copy retains every field of the
+        // machine, and this runs for every event).
+        guard var machine = machines.removeValue(forKey: interface) ?? (creating ? InterfaceMachine(interface: interface) : nil) else { return }
         body(&machine, &context)
         machines[interface] = machine
     }
