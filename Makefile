@@ -47,6 +47,7 @@ fuzz-libfuzzer: deps
 bench: deps
 	$(SWIFT) build -c release
 	.build/release/dbus-benchmark
+	.build/release/codec-benchmark
 	.build/release/daemon-benchmark
 	.build/release/hotspot-portal-sim benchmark
 	.build/release/profiles-benchmark

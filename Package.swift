@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "hotspot-example-helper", targets: ["hotspot-example-helper"]),
         .executable(name: "hotspot-portal-sim", targets: ["hotspot-portal-sim"]),
         .executable(name: "dbus-benchmark", targets: ["dbus-benchmark"]),
+        .executable(name: "codec-benchmark", targets: ["codec-benchmark"]),
         // Desktop and distribution (issue 6): the command line and the session agent.
         .executable(name: "hotspotctl", targets: ["hotspotctl"]),
         .executable(name: "hotspot-helper-agent", targets: ["hotspot-helper-agent"]),
@@ -106,6 +107,7 @@ let package = Package(
         ], path: "Benchmarks/daemon-benchmark", swiftSettings: strict),
         .executableTarget(name: "profiles-benchmark", dependencies: ["BenchKit", "BuiltInHelpers", "HotspotCore", "HotspotTesting"], path: "Benchmarks/profiles-benchmark", swiftSettings: strict),
         .executableTarget(name: "dbus-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "HotspotTesting"], path: "Benchmarks/dbus-benchmark", swiftSettings: strict),
+        .executableTarget(name: "codec-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "HotspotCore", "HotspotProtocol"], path: "Benchmarks/codec-benchmark", swiftSettings: strict),
 
         // Desktop and distribution (issue 6): a client of the daemon's D-Bus API shared by
         // hotspotctl and the session agent, the two executables, and their tests (which also
