@@ -98,12 +98,14 @@ extension Engine {
         sleeper = Task { [weak self] in
             try? await Task.sleep(until: earliest, clock: .continuous)
             guard !Task.isCancelled else { return }
-            await self?.sleeperWoke()
+            await self?.sleeperWoke(target: earliest)
         }
     }
 
-    /// Fires the timers due, earliest first, then sleeps until the next.
-    func sleeperWoke() async {
+    /// Fires the timers due, earliest first, then sleeps until the next. A sleeper replaced while
+    /// it was on its way here (its target is no longer the one set) does nothing.
+    func sleeperWoke(target: ContinuousClock.Instant) async {
+        guard sleeperTarget == target else { return }
         sleeper = nil
         sleeperTarget = nil
         for id in timers.takeDue(now: .now) { await handle(.timerFired(id)) }
