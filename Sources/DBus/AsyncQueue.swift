@@ -75,7 +75,7 @@ public final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
         let waiter = state.withLock { s -> UnsafeContinuation<Element?, Never>? in
             s.finished = true
             defer { s.waiter = nil }
-            return s.items.count > s.head ? nil : s.waiter
+            return s.waiter  // a consumer waits only when nothing is queued
         }
         waiter?.resume(returning: nil)
     }

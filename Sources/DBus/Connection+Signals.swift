@@ -71,11 +71,11 @@ extension Connection {
 
     /// Registers a subscriber and, for the first one of a rule, adds the rule on the bus (and the
     /// owner tracking of a well-known sender) and waits for the bus to accept it.
-    func addSubscriber(_ rule: MatchRule, _ install: (inout Subscription) -> Void) async throws {
+    func addSubscriber(_ rule: MatchRule, _ install: (Subscription) -> Void) async throws {
         let key = rule.description
         let first = subscriptions[key] == nil
-        var sub = subscriptions[key] ?? Subscription(rule: rule)
-        install(&sub)
+        let sub = subscriptions[key] ?? Subscription(rule: rule)
+        install(sub)
         subscriptions[key] = sub
         guard first else { return }
         if let sender = rule.sender, !sender.isUnique, sender.rawValue != "org.freedesktop.DBus" {
@@ -94,10 +94,10 @@ extension Connection {
     }
 
     func unsubscribe(key: String, id: UInt64) {
-        guard var sub = subscriptions[key] else { return }
+        guard let sub = subscriptions[key] else { return }
         sub.streams[id] = nil
         sub.internalHandlers[id] = nil
-        guard sub.count == 0 else { subscriptions[key] = sub; return }
+        guard sub.count == 0 else { return }
         subscriptions[key] = nil
         if let sender = sub.rule.sender { untrackOwner(sender) }
         callWithCallback(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
@@ -117,7 +117,7 @@ extension Connection {
         let rule = Self.nameOwnerRule(name)
         let key = rule.description
         let id = nextID()
-        var sub = subscriptions[key] ?? Subscription(rule: rule)
+        let sub = subscriptions[key] ?? Subscription(rule: rule)
         let first = sub.count == 0
         sub.internalHandlers[id] = { me, signal in
             guard signal.body.count == 3, case .string(let newOwner) = signal.body[2] else { return }

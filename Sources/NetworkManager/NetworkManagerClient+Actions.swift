@@ -119,7 +119,8 @@ extension NetworkManagerClient {
         (p["Nameservers"]?.arrayItems ?? []).compactMap { item -> String? in
             guard let bytes = item.byteArray, bytes.count == 16, !(bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80) else { return nil }
             var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            return inet_ntop(AF_INET6, bytes, &text, socklen_t(text.count)) == nil ? nil : String(cString: text)
+            guard inet_ntop(AF_INET6, bytes, &text, socklen_t(text.count)) != nil else { return nil }
+            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
     }
 

@@ -5,6 +5,24 @@ import Testing
 
 /// DESIGN.md §3 decisions: timeouts, invalid results and malformed replies.
 @Suite struct ResultDecisionTests {
+    /// The results each command accepts, spelled out as Apple's header gives them (the engine
+    /// checks an answer with `accepts`; `validResults` is derived from it).
+    @Test func eachCommandAcceptsTheResultsAppleAllowsIt() {
+        let universal: Set<CommandResult> = [.success, .failure, .commandNotRecognized]
+        let expected: [CommandType: Set<CommandResult>] = [
+            .filterScanList: universal, .evaluate: universal, .logoff: universal,
+            .authenticate: universal.union([.uiRequired, .unsupportedNetwork, .temporaryFailure]),
+            .presentUI: universal.union([.unsupportedNetwork, .temporaryFailure]),
+            .maintain: universal.union([.authenticationRequired]),
+        ]
+        for command in CommandType.allCases {
+            for result in CommandResult.allCases {
+                #expect(command.accepts(result) == expected[command]!.contains(result), "\(command) \(result)")
+            }
+            #expect(command.validResults == expected[command]!)
+        }
+    }
+
     // No answer to authenticate, present-ui or maintain counts as temporary-failure.
     @Test func authenticateDeadlineCountsAsTemporaryFailureAndKeepsAutoconnect() {
         var h = TransitionTableTests.authenticating()
