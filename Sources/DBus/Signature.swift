@@ -26,23 +26,10 @@ public indirect enum DBusType: Sendable, Hashable, CustomStringConvertible {
 
     func write(to s: inout String) {
         switch self {
-        case .byte: s += "y"
-        case .bool: s += "b"
-        case .int16: s += "n"
-        case .uint16: s += "q"
-        case .int32: s += "i"
-        case .uint32: s += "u"
-        case .int64: s += "x"
-        case .uint64: s += "t"
-        case .double: s += "d"
-        case .string: s += "s"
-        case .objectPath: s += "o"
-        case .signature: s += "g"
-        case .unixFD: s += "h"
-        case .variant: s += "v"
         case .array(let e): s += "a"; e.write(to: &s)
         case .dictionary(let k, let v): s += "a{"; k.write(to: &s); v.write(to: &s); s += "}"
         case .structure(let fields): s += "("; for f in fields { f.write(to: &s) }; s += ")"
+        default: s.unicodeScalars.append(Unicode.Scalar(basicCode))  // one table of codes: basicCode
         }
     }
 
