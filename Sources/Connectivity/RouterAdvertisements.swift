@@ -89,13 +89,15 @@ public final class RouterAdvertisementWatch: Sendable {
     private let wake: (read: Int32, write: Int32)
     private let heard = Mutex<[Int32: RouterAdvertisementOption.Heard]>([:])
     private let stopped = Atomic<Bool>(false)
+    private let onHeard: @Sendable () -> Void
 
     static let rtnlGroupNDUserOption: Int32 = 20  // RTNLGRP_ND_USEROPT
     static let solNetlink: Int32 = 270            // SOL_NETLINK
     static let addMembership: Int32 = 1           // NETLINK_ADD_MEMBERSHIP
 
     /// Joins `RTNLGRP_ND_USEROPT` in the calling thread's network namespace and starts listening.
-    public init() throws(OpenError) {
+    /// `onHeard` runs on the listening thread after each option heard is kept (keep it short).
+    public init(onHeard: @escaping @Sendable () -> Void = {}) throws(OpenError) {
         let fd = Glibc.socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0 /* NETLINK_ROUTE */)
         guard fd >= 0 else { throw OpenError(description: "no rtnetlink socket: \(String(cString: strerror(errno)))") }
         // struct sockaddr_nl (linux/netlink.h, which Glibc's module does not carry): family,
@@ -118,6 +120,7 @@ public final class RouterAdvertisementWatch: Sendable {
         }
         socket = fd
         wake = (pipeFDs[0], pipeFDs[1])
+        self.onHeard = onHeard
         guard DetachedThread.start(name: "hotspot-ra", stackSize: 128 * 1024, { [self] in listen() }) else {
             close(fd); close(pipeFDs[0]); close(pipeFDs[1])
             throw OpenError(description: "no thread to listen for Router Advertisements")
@@ -164,6 +167,7 @@ public final class RouterAdvertisementWatch: Sendable {
             let news = RouterAdvertisementOption.parse(Array(buffer[0..<n]))
             guard !news.isEmpty else { continue }
             heard.withLock { for h in news { $0[h.interfaceIndex] = h } }
+            onHeard()
         }
     }
 }

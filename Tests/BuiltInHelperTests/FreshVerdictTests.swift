@@ -30,13 +30,13 @@ struct FreshVerdictTests {
         let api = "https://capport.test:\(tls.port)/api/captive"
         let monitor = ConnectivityMonitor(settings: settings, dnsLookup: { _ in [dnsServer] }, capportURL: { _ in api })
 
+        let requests = Changes()
+        sim.onEvent { requests.bump() }
         await monitor.joined("lab0", ssid: SSID(bytes: Array("CapNet".utf8)), link: 1)
         // The schedule's first check is under way once the portal has answered its probe.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !sim.events().contains(where: { $0.kind == "probe-portal" }) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+        try await requests.until("the first check reaches the portal", timeout: .seconds(10)) {
+            sim.events().contains { $0.kind == "probe-portal" }
         }
-        #expect(sim.events().contains { $0.kind == "probe-portal" }, "the first check never reached the portal")
         sim.signIn("127.0.0.1")
         let after = await monitor.verdict(for: "lab0", fresh: true)
         #expect(after.state != .portal, "the fresh verdict is the check started before the sign-in: \(after.reason)")

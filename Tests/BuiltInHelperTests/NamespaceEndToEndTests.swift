@@ -128,17 +128,15 @@ final class DaemonLab: Sendable {
                                member: "Get", body: [.string("org.freedesktop.NetworkManager.HotspotHelper.Interface"), .string(name)]))?
                 .first?.unwrapped.string ?? ""
         }
+        let waiter = try await BusWaiter.daemonAndNetworkManager(c)
         _ = try await nm.mockCall(c, path: nmPath, "AddWiFiConnection", [.string(device), "cityfree", "CityFree", ""])
         _ = try await nm.mockCall(c, path: nmPath, "AddActiveConnection", [.strings([device]), "/org/freedesktop/NetworkManager/Settings/cityfree",
                                                                             "/org/freedesktop/NetworkManager/AccessPoint/ap1", "active1", .uint32(2)])
-        let deadline = ContinuousClock.now + .seconds(30)
         var last = ""
-        while ContinuousClock.now < deadline {
+        try await waiter.until("State authenticated, Connectivity full", timeout: .seconds(30), context: { "\(last)\n\(daemon.log.suffix(5000))" }) {
             last = "\(try await property("State")) \(try await property("Connectivity"))"
-            if last == "authenticated full" { break }
-            try await Task.sleep(for: .milliseconds(50))
+            return last == "authenticated full"
         }
-        #expect(last == "authenticated full", "\(last)\n\(daemon.log.suffix(5000))")
         #expect(daemon.log.contains("connectivity portal"), "the bound probes saw the portal although the default route is online")
         let events = try await ManagedProcess.run("/usr/sbin/ip", ["netns", "exec", portal, "curl", "-s", "--max-time", "5",
                                                                    "http://\(Self.portalIP)/__sim/events"], timeout: .seconds(10)).stdout

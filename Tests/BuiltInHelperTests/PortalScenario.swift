@@ -76,8 +76,9 @@ struct PortalScenario: DaemonScenarioParts {
         let core = try await DaemonScenario(accessPoints: accessPoints, settings: s, connectivity: c) { nm, client in
             try await beforeDaemon(nm, client, port)
         }
-        let scenario = PortalScenario(core: core, sim: sim, simPort: port, dns: dns, profiles: profiles, tls: tls)
-        return scenario
+        // Conditions on what clients did at the simulator are woken by its events.
+        sim.onEvent { [waiter = core.waiter] in waiter.bump() }
+        return PortalScenario(core: core, sim: sim, simPort: port, dns: dns, profiles: profiles, tls: tls)
     }
 
     func stop() async {
@@ -93,17 +94,6 @@ struct PortalScenario: DaemonScenarioParts {
     /// What a failed wait shows: the simulator's events and the daemon's log.
     var diagnostics: String {
         "--- simulator ---\n\(sim.events().map { "\($0.kind) \($0.method) \($0.path) \($0.detail)" }.joined(separator: "\n"))\n--- daemon log ---\n\(daemon.log.suffix(6000))"
-    }
-
-    /// Polls `condition` until it holds, for what the bus does not announce (the simulator's
-    /// events, the daemon's log); fails with the daemon's log and the simulator's events.
-    func waitUntil(_ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestKitError.timeout("\(what): not within \(timeout)\n\(diagnostics)")
     }
 
     /// The kinds of what clients did at the simulator.

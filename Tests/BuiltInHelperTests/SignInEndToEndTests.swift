@@ -187,18 +187,9 @@ extension DaemonEndToEnd {
                                                        \(PortalScenario.loginHosts)
                                                        """)
             defer { Task { await s.stop() } }
-            let everything = try await s.client.signals(matching: MatchRule(sender: try BusName("org.freedesktop.NetworkManager.HotspotHelper"),
-                                                                            interface: "org.freedesktop.DBus.Properties"))
-            let manager = try await s.client.signals(matching: MatchRule(interface: "org.freedesktop.NetworkManager.HotspotHelper"))
-            let collected = Task { () -> String in
-                var text = ""
-                await withTaskGroup(of: String.self) { group in
-                    group.addTask { var t = ""; for await sig in everything { t += "\(sig.body)" }; return t }
-                    group.addTask { var t = ""; for await sig in manager { t += "\(sig.body)" }; return t }
-                    for await part in group { text += part }
-                }
-                return text
-            }
+            // Every signal the daemon sends, whoever it is for.
+            let monitor = try await BusMonitor.start(on: s.bus)
+            defer { monitor.stop() }
             try await s.join("CityFree")
             try await s.waitFor(state: "authenticated", connectivity: "full")
             let props = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: "org.freedesktop.DBus.Properties",
@@ -208,9 +199,9 @@ extension DaemonEndToEnd {
                                                        body: [.string(HotspotContract.managerInterface.rawValue)])
             let scan = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
                                                member: "GetScanList")
-            try await Task.sleep(for: .milliseconds(300))
-            collected.cancel()
-            let signals = await collected.value
+            try await monitor.catchUp(s.client)
+            let daemon = try await s.client.nameOwner(HotspotContract.busName) ?? ""
+            let signals = monitor.messages.filter { $0.kind == "signal" && $0.sender == daemon }.map(\.text).joined(separator: "\n")
             for secret in secrets {
                 #expect(!s.daemon.log.contains(secret), "the daemon logged \(secret)")
                 #expect(!"\(props)\(managerProps)\(scan)".contains(secret), "a property carried \(secret)")

@@ -110,7 +110,8 @@ struct RouterAdvertisementNamespaceTests {
             try await RFC8910NamespaceTests.ip("netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.\(dev).accept_dad=0")
             try await RFC8910NamespaceTests.ip("-n", ns, "link", "set", dev, "up")
         }
-        let watch = try await RFC8910NamespaceTests.inNamespace(host) { try RouterAdvertisementWatch() }
+        let heard = Changes()
+        let watch = try await RFC8910NamespaceTests.inNamespace(host) { try RouterAdvertisementWatch(onHeard: { heard.bump() }) }
         defer { watch.stop() }
         let index = try await RFC8910NamespaceTests.inNamespace(host) { Int32(if_nametoindex("ra0")) }
         #expect(watch.captivePortal(interfaceIndex: index) == nil)
@@ -118,16 +119,14 @@ struct RouterAdvertisementNamespaceTests {
         let send = try await ManagedProcess.run("/usr/sbin/ip", ["netns", "exec", router, "/usr/bin/python3", "-c", Self.sender, "ra1",
                                                                  "https://portal.lab.test/api"], timeout: .seconds(20))
         #expect(send.status == 0, "\(send.stderr)")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while watch.captivePortal(interfaceIndex: index) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        _ = await heard.holds(within: .seconds(10)) { watch.captivePortal(interfaceIndex: index) != nil }
         #expect((try? watch.captivePortal(interfaceIndex: index)?.get()) == .api("https://portal.lab.test/api"))
 
         // A later RA replaces it; leaving the network forgets it.
         let again = try await ManagedProcess.run("/usr/sbin/ip", ["netns", "exec", router, "/usr/bin/python3", "-c", Self.sender, "ra1",
                                                                   "http://plain.lab.test/"], timeout: .seconds(20))
         #expect(again.status == 0, "\(again.stderr)")
-        let later = ContinuousClock.now + .seconds(10)
-        while (try? watch.captivePortal(interfaceIndex: index)?.get()) != nil, ContinuousClock.now < later { try await Task.sleep(for: .milliseconds(20)) }
+        _ = await heard.holds(within: .seconds(10)) { (try? watch.captivePortal(interfaceIndex: index)?.get()) == nil }
         guard case .failure(let problem)? = watch.captivePortal(interfaceIndex: index) else {
             Issue.record("the second RA was not heard: \(String(describing: watch.captivePortal(interfaceIndex: index)))")
             return

@@ -209,14 +209,17 @@ struct BusTests {
         #expect(await i2.next()?.body.first == "hello")
         // Emitting with the wrong signature is refused before it is sent.
         await #expect { try await f.server.emit(path: TestObject.path, interface: TestObject.interface, member: "Pinged", body: ["x"]) } throws: { _ in true }
+        let monitor = try await BusMonitor.start(on: f.bus)
+        defer { monitor.stop() }
         first = nil; i1 = first?.makeAsyncIterator() ?? second!.makeAsyncIterator()
         second = nil; i1 = AsyncStream<Signal> { $0.finish() }.makeAsyncIterator(); i2 = i1
-        // The rule goes when the last stream is gone (removal is asynchronous: poll the bus).
-        var after = try await matchRules()
-        for _ in 0..<200 where after != before {
-            try await Task.sleep(for: .milliseconds(10))
-            after = try await matchRules()
+        // The rule goes when the last stream is gone, from a task of its own: wait until the bus
+        // carries the client's RemoveMatch (the bus handles the client's next call after it).
+        let client = f.client.uniqueName
+        try await monitor.process.changes.until("the client removes its rule", timeout: .seconds(10)) {
+            monitor.messages.contains { $0.member == "RemoveMatch" && $0.sender == client }
         }
+        let after = try await matchRules()
         if let before, let during {
             #expect(during > before)
             #expect(after == before, "match rules: before \(before), during \(during), after \(String(describing: after))")
@@ -235,6 +238,7 @@ struct BusTests {
         }
         let before = try await matchRules()
         let got = Mutex<[String]>([])
+        let arrived = Changes()
         let offThread = Mutex(0)
         let client = f.client
         let rules = [MatchRule(sender: BusFixture.serviceName, path: TestObject.path, interface: TestObject.interface, member: "Pinged"),
@@ -242,12 +246,13 @@ struct BusTests {
         let subscription = try await client.subscribe(matchingAny: rules) { signal in
             if !client.isOnConnectionThread { offThread.withLock { $0 += 1 } }
             got.withLock { $0.append(signal.body.first?.string ?? "?") }
+            arrived.bump()
         }
         let during = try await matchRules()
         for i in 0..<20 {
             try await f.server.emit(path: TestObject.path, interface: TestObject.interface, member: "Pinged", body: [.string("\(i)"), .objectPaths([])])
         }
-        for _ in 0..<500 where got.withLock({ $0.count }) < 20 { try await Task.sleep(for: .milliseconds(10)) }
+        try await arrived.until("20 signals reach the handler", timeout: .seconds(5)) { got.withLock { $0.count } >= 20 }
         #expect(got.withLock { $0 } == (0..<20).map { "\($0)" })
         #expect(offThread.withLock { $0 } == 0)
         await client.unsubscribe(subscription)
@@ -340,7 +345,7 @@ struct BusTests {
     @Test func cancellingTheCallingTaskEndsTheCall() async throws {
         let f = try await BusFixture()
         let task = Task { try await f.call("Sleep", [.uint32(5_000)]) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await f.object.waitForSleeper()  // the call is under way in the server
         task.cancel()
         await #expect { try await task.value } throws: { ($0 as? DBus.DBusError) == .cancelled }
     }
@@ -384,7 +389,7 @@ struct BusTests {
         let cancelled = client.callNow(destination: BusFixture.serviceName, path: TestObject.path, interface: TestObject.interface,
                                        member: "Sleep", body: [.uint32(5_000)])
         let waiting = Task { try await cancelled.body() }
-        try await Task.sleep(for: .milliseconds(100))
+        try await f.object.waitForSleeper(2)  // the timed-out call was the first
         waiting.cancel()
         await #expect { try await waiting.value } throws: { ($0 as? DBus.DBusError) == .cancelled }
     }
@@ -392,7 +397,7 @@ struct BusTests {
     @Test func theBusGoingAwayFailsPendingCallsAndIsReported() async throws {
         let f = try await BusFixture()
         let pending = Task { try await f.call("Sleep", [.uint32(20_000)], timeout: .seconds(30)) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await f.object.waitForSleeper()
         f.bus.stop()
         await #expect { try await pending.value } throws: { error in
             guard let e = error as? DBus.DBusError else { return false }

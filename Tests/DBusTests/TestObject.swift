@@ -16,6 +16,15 @@ final class TestObject: Sendable {
     static let path: ObjectPath = "/org/example/Test"
     let name = Mutex("initial")
     let lastCaller = Mutex<String?>(nil)
+    /// Calls of Sleep begun so far, and a change with each: a test waits for its call to be
+    /// under way (``waitForSleeper(_:)``) instead of sleeping first.
+    let sleepers = Mutex(0)
+    let sleeping = Changes()
+
+    /// Waits until the `n`th call of Sleep is under way in the method.
+    func waitForSleeper(_ n: Int = 1) async throws {
+        try await sleeping.until("Sleep call \(n) is under way", timeout: .seconds(10)) { sleepers.withLock { $0 } >= n }
+    }
 
     var table: DBusInterface {
         DBusInterface(Self.interface,
@@ -32,7 +41,9 @@ final class TestObject: Sendable {
                     [.strings((call.body[0].varDict ?? [:]).keys.sorted())]
                 },
                 DBusMethod("Fail") { _ in throw ScriptedFailure() },
-                DBusMethod("Sleep", inputs: [DBusArgument("ms", "u")]) { call in
+                DBusMethod("Sleep", inputs: [DBusArgument("ms", "u")]) { [self] call in
+                    self.sleepers.withLock { $0 += 1 }
+                    self.sleeping.bump()
                     try await Task.sleep(for: .milliseconds(Int(call.body[0].uint32 ?? 0)))
                     return []
                 },

@@ -86,13 +86,11 @@ struct ContractTests {
         let f = try await DaemonFixture()
         let c = try f.bus.connect()
         _ = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "Leaver"), connection: c) { _ in }
+        let waiter = try await BusWaiter.daemonAndNetworkManager(f.client)  // Helpers' PropertiesChanged wakes the wait
         await c.close()
-        var gone = false
-        for _ in 0..<1000 where !gone {
-            gone = try await f.property("Helpers")?.arrayItems?.isEmpty == true
-            if !gone { try await Task.sleep(for: .milliseconds(10)) }
+        try await waiter.until("the daemon stops listing a helper whose connection closed", timeout: .seconds(10), context: { f.daemon.log }) {
+            try await f.property("Helpers")?.arrayItems?.isEmpty == true
         }
-        #expect(gone, "the daemon still lists a helper whose connection closed")
         #expect(f.daemon.log.contains("left the bus"))
     }
 

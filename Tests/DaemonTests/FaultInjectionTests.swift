@@ -346,6 +346,9 @@ struct FaultInjectionTests {
         try await s.join("Library", accessPoint: "ap3")
         try await s.waitFor("authenticated", timeout: .seconds(30))
         let inNamespace = "/proc/\(pid)/root\(dir.path)"
+        let disk = try DirectoryWatch(inNamespace)  // the writes wake the wait
+        defer { withExtendedLifetime(disk) {} }
+        s.waiter.follow(disk.changes)
         try await eventually("the state is saved", s) {
             let bytes = FileManager.default.contents(atPath: inNamespace + "/state").map { Array($0) } ?? []
             guard let load = try? StateStoreCodec.decode(bytes) else { return false }
@@ -362,16 +365,12 @@ struct FaultInjectionTests {
     func register(_ s: Scenario, _ name: String, identifier: String, script: HelperScript) async throws {
         let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: name, identifier: identifier, commands: Self.stateMachineCommands),
                                                  connection: try s.bus.connect()) { script.answer($0) }
+        s.waiter.follow(script.changes)
         s.helpers.keep(h)
     }
 
     func eventually(_ what: String, _ s: Scenario, timeout: Duration = .seconds(30), _ check: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await check() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestKitError.timeout("\(what) did not happen within \(timeout)\n--- daemon log ---\n\(s.daemon.log.suffix(4000))")
+        try await s.waitUntil(what, timeout: timeout, check)
     }
 
     func managerProperty(_ s: Scenario, _ name: String) async throws -> DBusValue? {

@@ -22,15 +22,11 @@ struct ProvisioningTests {
         try await NetworkManagerClient(connection: s.client).wifiProfiles().filter { $0.ssid == Array(ssid.utf8) }
     }
 
-    /// Polls until `condition` holds; fails with the daemon's log otherwise.
+    /// Waits until `condition` holds (woken by the bus, the daemon's log and the helpers'
+    /// commands); fails with the daemon's log otherwise.
     static func eventually(_ s: Scenario, _ what: String, timeout: Duration = .seconds(10),
                            _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestKitError.timeout("\(what)\n--- daemon log ---\n\(s.daemon.log.suffix(5000))")
+        try await s.waitUntil(what, timeout: timeout, condition)
     }
 
     /// A scenario with AddConnection2/Update2 in the mock and a helper "Coffee" claiming `claims`;
@@ -115,8 +111,8 @@ struct ProvisioningTests {
         _ = try await s.mock("RemoveAccessPoint", [.string(s.device), .string("/org/freedesktop/NetworkManager/AccessPoint/ap2")])
         try await Self.rescan(s, 1)
         try await Self.eventually(s, "no new filter-scan-list round") { script.received.filter { $0 == .filterScanList }.count > before }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(try await Self.profiles(s, "CoffeeShop").map(\.path) == [ours.path], "\(s.daemon.log.suffix(3000))")
+        #expect(try await s.holdsThroughout(.milliseconds(300)) { try await Self.profiles(s, "CoffeeShop").map(\.path) == [ours.path] },
+                "\(s.daemon.log.suffix(3000))")
         #expect(try await s.nm.profileWrites(s.client, profile: ours.path).map(\.method) == ["AddConnection2"])
     }
 
@@ -147,8 +143,8 @@ struct ProvisioningTests {
                                                                .string("/org/freedesktop/NetworkManager/AccessPoint/ap2"), .string("inuse"), .uint32(2)])
         try await helper.unregister()
         try await Self.eventually(s, "the daemon never reconsidered the profile") { s.daemon.log.contains("helper Coffee unregistered") }
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(try await Self.profiles(s, "CoffeeShop").map(\.path) == [ours.path], "deleting it would have cut the user off")
+        #expect(try await s.holdsThroughout(.milliseconds(500)) { try await Self.profiles(s, "CoffeeShop").map(\.path) == [ours.path] },
+                "deleting it would have cut the user off")
         _ = try await s.mock("RemoveActiveConnection", [.string(s.device), .string(active.first?.string ?? "")])
         try await Self.eventually(s, "the profile stayed after the connection ended") { try await Self.profiles(s, "CoffeeShop").isEmpty }
     }
@@ -202,8 +198,7 @@ struct ProvisioningTests {
         try await s.nm.addProfileMethods(s.client)
         let (_, script) = try await s.helper("Coffee", script: HelperScript(claims: ["CoffeeShop": Self.password]))
         try await Self.eventually(s, "no filter-scan-list answered") { script.received.contains(.filterScanList) }
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(try await Self.profiles(s, "CoffeeShop").isEmpty)
+        #expect(try await s.holdsThroughout(.milliseconds(500)) { try await Self.profiles(s, "CoffeeShop").isEmpty })
         #expect(s.daemon.log.contains("provisioning is off"))
     }
 

@@ -37,6 +37,7 @@ struct Scenario: DaemonScenarioParts {
         let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: name, identifier: identifier ?? name), connection: c) { command in
             script.answer(command)
         }
+        waiter.follow(script.changes)
         helpers.keep(h)
         return (h, script)
     }

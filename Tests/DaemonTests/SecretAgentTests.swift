@@ -21,29 +21,17 @@ struct SecretAgentTests {
         let t1 = Task { for await x in props { collected.add(x) } }
         let t2 = Task { for await x in signals { collected.add(x) } }
         _ = try await s.helper("Coffee", script: HelperScript(confidence: .high, claims: ["CoffeeShop": Self.password]))
-        // Wait until filter-scan-list has annotated the network.
-        var annotated = false
-        for _ in 0..<1500 where !annotated {
+        // Wait until filter-scan-list has annotated the network (its CommandCompleted wakes the wait).
+        try await s.waitUntil("the scan list shows the helper's password") {
             let list = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
                                                member: "GetScanList").first?.arrayItems?.compactMap(\.varDict) ?? []
-            annotated = list.contains(where: { $0["has-password"] == .bool(true) })
-            if !annotated { try await Task.sleep(for: .milliseconds(10)) }
+            return list.contains(where: { $0["has-password"] == .bool(true) })
         }
-        #expect(annotated, "the scan list never showed the helper's password\n\(s.daemon.log.suffix(5000))")
-        var secrets: [DBusValue] = []
-        for _ in 0..<1000 {
-            do {
-                secrets = try await s.nm.callGetSecrets(s.client, agent: HotspotContract.busName.rawValue, ssid: Array("CoffeeShop".utf8))
-                break
-            } catch {
-                // The agent registers asynchronously; give it a moment.
-                try await Task.sleep(for: .milliseconds(20))
-                if error.dbusName != DBusErrorName.accessDenied && error.dbusName != "org.freedesktop.NetworkManager.SecretAgent.NoSecrets" {
-                    Issue.record("GetSecrets failed: \(error)\n\(s.nm.process.output.suffix(2000))")
-                    break
-                }
-            }
+        // The agent registers with NetworkManager on its own time (the mock's MethodCalled wakes the wait).
+        try await s.waitUntil("the daemon registers its secret agent") {
+            try await s.calls(DBusMock.agentManagerPath).contains { $0.method.hasPrefix("Register") }
         }
+        let secrets = try await s.nm.callGetSecrets(s.client, agent: HotspotContract.busName.rawValue, ssid: Array("CoffeeShop".utf8))
         let psk = secrets.first?.dictEntries?.first { $0.key == .string("802-11-wireless-security") }?.value.varDict?["psk"]
         #expect(psk == .string(Self.password), "\(s.daemon.log.suffix(5000))")
         await #expect { try await s.nm.callGetSecrets(s.client, agent: HotspotContract.busName.rawValue, ssid: Array("Library".utf8)) } throws: {

@@ -35,14 +35,9 @@ import Testing
     }
 
     @Test func aStateSavedBehindTheEngineReachesTheDiskWithoutAFlush() async throws {
+        let disk = try DirectoryWatch(scratch.path)
         writer.saveSoon(Self.state(3), generation: 1)
-        var found: PersistentState?
-        for _ in 0..<500 {
-            found = try? stored()
-            if found == Self.state(3) { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(found == Self.state(3))
+        try await disk.changes.until("the state reaches the disk", timeout: .seconds(5)) { (try? stored()) == Self.state(3) }
     }
 
     @Test func aSaveThatMustComeFirstIsNotOverwrittenByAnOlderOne() throws {
@@ -70,22 +65,20 @@ import Testing
     /// States handed over behind the engine wait before they are written (the write leaves the
     /// join's busiest moment), and those handed over meanwhile become one write: the newest.
     @Test func statesHandedOverTogetherAreGatheredIntoOneWrite() async throws {
+        let disk = try DirectoryWatch(scratch.path)
         let slow = StateWriter(store: store, log: Logger(label: "test"), gathering: .seconds(5))
         slow.saveSoon(Self.state(1), generation: 1)
         slow.saveSoon(Self.state(2), generation: 2)
-        try await Task.sleep(for: .milliseconds(300))
-        let early = try? stored()
-        #expect(early != Self.state(1) && early != Self.state(2), "a state was written before the gathering ended")
+        let unwritten = await disk.changes.holdsThroughout(.milliseconds(300)) {
+            let early = try? stored()
+            return early != Self.state(1) && early != Self.state(2)
+        }
+        #expect(unwritten, "a state was written before the gathering ended")
         slow.flush()
         #expect(try stored() == Self.state(2))
         // With the daemon's own gathering, a state still reaches the disk by itself.
         writer.saveSoon(Self.state(3), generation: 3)
-        var found: PersistentState?
-        for _ in 0..<500 where found != Self.state(3) {
-            try await Task.sleep(for: .milliseconds(10))
-            found = try? stored()
-        }
-        #expect(found == Self.state(3))
+        try await disk.changes.until("the state reaches the disk", timeout: .seconds(5)) { (try? stored()) == Self.state(3) }
     }
 
     /// At shutdown the writer is closed last: what waits is written, and a save that comes later

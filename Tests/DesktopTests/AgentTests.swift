@@ -31,7 +31,9 @@ extension DesktopTests {
                 scratch = try ScratchDirectory("agent")
                 opened = scratch.appendingPathComponent("opened")
                 browser = scratch.appendingPathComponent("browser")
-                try "#!/bin/sh\necho \"$1\" >> '\(opened.path)'\n".write(to: browser, atomically: false, encoding: .utf8)
+                // Records the URL, then says so on the agent's stdout (which it inherits), so a test
+                // waits for that line instead of polling the file.
+                try "#!/bin/sh\necho \"$1\" >> '\(opened.path)'\necho \"browser stand-in opened $1\"\n".write(to: browser, atomically: false, encoding: .utf8)
                 try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser.path)
             }
 
@@ -81,7 +83,7 @@ extension DesktopTests {
             #expect(await agent.waitForOutput(containing: "withdrew notification 1"), "\(agent.output)")
             let closes = try await s.calls("CloseNotification")
             #expect(closes.count == 1 && closes.first?.first?.integer == 1, "\(closes)")
-            try await waitUntil("the browser opens the sign-in page") { !s.openedURLs.isEmpty }
+            #expect(await agent.waitForOutput(containing: "browser stand-in opened "), "the browser never opened the sign-in page\n\(agent.output)")
             #expect(s.openedURLs == ["http://nmcheck.gnome.org/"], "\(s.openedURLs)")
             #expect(try await s.calls("Notify").count == 1)
             #expect(agent.isRunning)

@@ -73,7 +73,10 @@ extension DesktopTests {
             let daemon = try ManagedProcess.launch(destdir.path + "/usr/libexec/hotspot-helperd", ["--config", daemonConfig.path],
                                                    environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
             defer { daemon.stop(); busProcess.stop(); try? FileManager.default.removeItem(at: state) }
-            try await waitUntil("hotspot-helperd owns its name\n\(daemon.output)") { try await c.nameOwner(HotspotContract.busName) != nil }
+            let owners = try await c.watchNameOwner(HotspotContract.busName)
+            guard await firstElement(of: owners, within: .seconds(20), where: { $0 != nil }) != nil else {
+                throw TestKitError.timeout("hotspot-helperd did not own its name within 20 s\n\(daemon.output)")
+            }
 
             // Everyone may call it (polkit decides per method, in the daemon).
             let status = try await asNobody(address, [destdir.path + "/usr/bin/hotspotctl", "status"])

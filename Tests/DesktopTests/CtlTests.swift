@@ -69,7 +69,7 @@ extension DesktopTests {
             try await d.helper("Cafe", confidence: .none, claims: ["CoffeeShop": "s3cret-pass"])
             try await d.join("Library", accessPoint: "ap3")
             var rows: [[String: Any]] = []
-            try await waitUntil("the scan list is annotated") {
+            try await d.waitUntil("the scan list is annotated") {
                 rows = try json(try await d.ctl(["networks", "--json"]).stdout) as? [[String: Any]] ?? []
                 return rows.contains { $0["display-name"] as? String == "Cafe" }
             }
@@ -105,10 +105,10 @@ extension DesktopTests {
             let logoff = try await d.ctl(["logoff", "wlan0"])
             #expect(logoff.status == 0, "\(logoff.stderr)")
             #expect(logoff.stdout == "wlan0: logging off from CityFree through Portal\n", "\(logoff.stdout)")
-            try await waitUntil("the helper receives logoff") { received.all.contains(.logoff) }
+            try await d.waitUntil("the helper receives logoff") { received.all.contains(.logoff) }
 
             // Present-ui when nothing waits for the user: the daemon's refusal, exit 1.
-            try await waitUntil("the interface leaves authenticated") { try await d.state() != "authenticated" }
+            try await d.waitUntil("the interface leaves authenticated") { try await d.state() != "authenticated" }
             let refused = try await d.ctl(["present-ui", "wlan0"])
             #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
             #expect(refused.stderr.hasPrefix("hotspotctl: "), "\(refused.stderr)")

@@ -35,8 +35,9 @@ struct Desktop: DaemonScenarioParts {
         let script = HelperScript(confidence: confidence, results: results, claims: claims)
         let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: name, identifier: "test.\(name)", purpose: "Signs in at \(name)"), connection: c) { command in
             received?.keep(command.commandType)
-            script.answer(command)
+            script.answer(command)  // bumps its changes: `received` wakes waits
         }
+        waiter.follow(script.changes)
         helpers.keep(h)
         return h
     }
@@ -57,16 +58,6 @@ final class Kept<T: Sendable>: Sendable {
     private let list = Mutex<[T]>([])
     func keep(_ v: T) { list.withLock { $0.append(v) } }
     var all: [T] { list.withLock { $0 } }
-}
-
-/// Polls `condition` until it holds; generous deadline, since tests run in parallel on 2 cores.
-func waitUntil(_ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw TestKitError.timeout(what)
 }
 
 /// Parses JSON output.

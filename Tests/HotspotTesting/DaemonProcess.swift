@@ -115,6 +115,9 @@ public final class DaemonProcess: Sendable {
 
     /// The daemon's log so far.
     public var log: String { subprocess?.output ?? inProcess?.log ?? "" }
+
+    /// Changes with every line the daemon logs (and, for a subprocess, at its exit).
+    public var changes: Changes { subprocess?.changes ?? inProcess?.changes ?? Changes() }
 }
 
 /// `Daemon.run` in a task of this process, its log captured.
@@ -158,6 +161,7 @@ final class InProcessDaemon: Sendable {
     }
 
     var log: String { captured.text }
+    var changes: Changes { captured.changes }
 
     func requestStop() { stopRequest.yield() }
 
@@ -170,8 +174,12 @@ final class InProcessDaemon: Sendable {
 /// The lines an in-process daemon logged, as its stderr would show them.
 final class LogCapture: Sendable {
     private let lines = Mutex("")
+    let changes = Changes()
     var text: String { lines.withLock { $0 } }
-    func append(_ line: String) { lines.withLock { $0 += line + "\n" } }
+    func append(_ line: String) {
+        lines.withLock { $0 += line + "\n" }
+        changes.bump()
+    }
 }
 
 struct CapturingLogHandler: LogHandler {

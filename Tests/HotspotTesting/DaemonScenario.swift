@@ -35,6 +35,8 @@ public struct DaemonScenario: Sendable, DaemonScenarioParts {
         device = try await nm.setUpWiFi(client, accessPoints: accessPoints)
         daemon = try await DaemonProcess.start(on: bus, settings: settings, connectivity: connectivity, stateDirectory: stateDirectory, prefix: prefix,
                                                mode: mode)
+        // Conditions on the daemon's log are woken by its lines.
+        waiter.follow(daemon.changes)
         try await waitForInterface()
     }
 }
@@ -113,6 +115,20 @@ extension DaemonScenarioParts {
         }
     }
 
+    /// Waits until `condition` holds, woken by the daemon's and the mock's signals and the
+    /// daemon's log (and whatever else the scenario's waiter follows); fails after `timeout`
+    /// (by default ``patience``) with ``diagnostics``.
+    public func waitUntil(_ what: String, timeout: Duration? = nil, _ condition: () async throws -> Bool) async throws {
+        try await core.waiter.until(what, timeout: timeout ?? patience, context: { diagnostics }, condition)
+    }
+
+    /// Whether `condition` held throughout `window`, checked after every change the waiter sees:
+    /// for "nothing happens" checks (no Update call, no second profile), whose window no signal
+    /// can end sooner.
+    public func holdsThroughout(_ window: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+        try await core.waiter.holdsThroughout(window, condition)
+    }
+
     /// Waits until wlan0's `State` is `state` (and its `Connectivity` is `connectivity`, when
     /// given), woken by PropertiesChanged.
     public func waitFor(state: String, connectivity: String? = nil, timeout: Duration? = nil) async throws {
@@ -137,6 +153,25 @@ extension DaemonScenarioParts {
         try await core.waiter.until("the daemon disconnects the device", timeout: timeout ?? patience, context: { diagnostics }) {
             try await disconnected()
         }
+    }
+
+    /// Every value wlan0's string property `name` takes over `window`: the value at the start,
+    /// then each one announced by PropertiesChanged. For "it stays so" checks: unlike sampling,
+    /// a change that is undone at once is seen too.
+    public func values(of name: String, over window: Duration) async throws -> [String] {
+        let announced = try await core.client.signals(matching: MatchRule(sender: HotspotContract.busName, path: interfacePath,
+                                                                          interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+        let first = try await string(name)
+        let watch = Task { () -> [String] in
+            var values = [first]
+            for await signal in announced {
+                if let value = signal.body[1].varDict?[name]?.unwrapped.string { values.append(value) }
+            }
+            return values
+        }
+        try? await Task.sleep(for: window)
+        watch.cancel()
+        return await watch.value
     }
 
     /// Stops NetworkManager (SIGKILL) and waits until it is off the bus.

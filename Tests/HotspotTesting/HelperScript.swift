@@ -17,6 +17,8 @@ public final class HelperScript: Sendable {
     public let held = Mutex<[HotspotHelperCommand]>([])
     /// The last network a command was about, as a helper would keep it for logoff.
     public let lastNetwork = Mutex<HotspotNetwork?>(nil)
+    /// Bumped by every command received (a scenario's waiter follows it: ``received`` wakes waits).
+    public let changes = Changes()
 
     public init(confidence: Confidence = .none, results: [CommandType: CommandResult] = [:], silent: Set<CommandType> = [], claims: [String: String?] = [:]) {
         plan = Mutex(Plan(confidence: confidence, results: results, silent: silent, claims: claims))
@@ -34,6 +36,7 @@ public final class HelperScript: Sendable {
             return p
         }
         if let n = command.network { lastNetwork.withLock { $0 = n } }
+        changes.bump()
         if p.silent.contains(command.commandType) { held.withLock { $0.append(command) }; return }
         switch command.commandType {
         case .evaluate:

@@ -20,6 +20,10 @@ public final class ManagedProcess: Sendable {
 
     final class StateBox: Sendable {
         let state = Mutex(State())
+        /// Bumped by every chunk of output, the pipes closing and the exit.
+        let changes = Changes()
+        /// Signalled once, at the exit (for the thread that stops the process).
+        let exited = DispatchSemaphore(value: 0)
     }
 
     struct State {
@@ -47,6 +51,9 @@ public final class ManagedProcess: Sendable {
     deinit { stop() }
 
     public var isRunning: Bool { box.state.withLock { $0.exitStatus == nil } }
+    /// Changes with every chunk of output and at the exit: what a wait on the process sleeps on
+    /// (``BusWaiter/follow(_:)`` wakes a bus wait on them too).
+    public var changes: Changes { box.changes }
     var pipesClosed: Bool { box.state.withLock { $0.pipesClosed } }
 
     /// Everything the process wrote so far (stdout and stderr, interleaved).
@@ -124,6 +131,7 @@ public final class ManagedProcess: Sendable {
                         if i == 0 { s.stdout += chunk } else { s.stderr += chunk }
                         s.combined += chunk
                     }
+                    box.changes.bump()
                 } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
                     close(fds[i].fd)
                     fds[i].fd = -1
@@ -131,6 +139,7 @@ public final class ManagedProcess: Sendable {
             }
         }
         box.state.withLock { $0.pipesClosed = true }
+        box.changes.bump()
     }
 
     private static func waitForChild(_ box: StateBox, pid: Int32, registryEntry: URL?) {
@@ -139,6 +148,8 @@ public final class ManagedProcess: Sendable {
         // Exit code for a normal exit, the signal number when a signal ended it (as Foundation).
         let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : status & 0x7F
         box.state.withLock { $0.exitStatus = code }
+        box.exited.signal()
+        box.changes.bump()
         if let registryEntry { try? FileManager.default.removeItem(at: registryEntry) }
     }
 
@@ -152,39 +163,29 @@ public final class ManagedProcess: Sendable {
             throw TestKitError.timeout("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
         // Output written just before the exit may still be in the pipes.
-        let drained = ContinuousClock.now + .seconds(5)
-        while !p.pipesClosed && ContinuousClock.now < drained { try? await Task.sleep(for: .milliseconds(2)) }
+        _ = await p.changes.holds(within: .seconds(5)) { p.pipesClosed }
         let (out, err) = p.box.state.withLock { ($0.stdout, $0.stderr) }
         return Result(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
     /// Waits for the first line on stdout.
     public func waitForFirstStdoutLine(timeout: Duration) async -> String? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let line: String? = box.state.withLock { s in
+        func line() -> String? {
+            box.state.withLock { s in
                 guard let nl = s.stdout.firstIndex(of: 0x0A) else { return nil }
                 return String(decoding: s.stdout[..<nl], as: UTF8.self)
             }
-            if let line { return line }
-            if !isRunning { return nil }
-            try? await Task.sleep(for: .milliseconds(2))
         }
-        return nil
+        // Ends at the line, or when the process is gone and its output read.
+        _ = await changes.holds(within: timeout) { line() != nil || pipesClosed }
+        return line()
     }
 
     /// Waits until the output contains `text`; returns false on timeout or exit.
     public func waitForOutput(containing text: String, timeout: Duration = .seconds(10)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if output.contains(text) { return true }
-            if !isRunning {
-                try? await Task.sleep(for: .milliseconds(50))
-                return output.contains(text)
-            }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
+        // Ends at the text, or when the process is gone and its output read.
+        _ = await changes.holds(within: timeout) { output.contains(text) || pipesClosed }
+        return output.contains(text)
     }
 
     /// Sends `signal` (e.g. SIGKILL) without waiting.
@@ -194,12 +195,8 @@ public final class ManagedProcess: Sendable {
 
     /// Waits for the process to exit and returns its status (nil on timeout).
     public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let status = box.state.withLock({ $0.exitStatus }) { return status }
-            if ContinuousClock.now > deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        _ = await changes.holds(within: timeout) { box.state.withLock { $0.exitStatus != nil } }
+        return box.state.withLock { $0.exitStatus }
     }
 
     /// Stops the process: SIGTERM now, then SIGKILL after a grace period. Idempotent, and it
@@ -215,9 +212,7 @@ public final class ManagedProcess: Sendable {
         let pid = self.pid
         let box = self.box
         Thread.detachNewThread {
-            let deadline = Date().addingTimeInterval(grace)
-            while box.state.withLock({ $0.exitStatus == nil }) && Date() < deadline { usleep(2_000) }
-            if box.state.withLock({ $0.exitStatus == nil }) { kill(pid, SIGKILL) }
+            if box.exited.wait(timeout: .now() + grace) == .timedOut { kill(pid, SIGKILL) }
         }
     }
 }

@@ -99,24 +99,21 @@ public final class PrivateBus: Sendable {
     public func waitForName(_ name: String, timeout: Duration = .seconds(30)) async throws {
         let c = try connect()
         defer { Task { await c.close() } }
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await c.nameOwner(BusName(name)) != nil { return }
-            try await Task.sleep(for: .milliseconds(20))
+        // Woken by NameOwnerChanged (the stream starts with the owner now).
+        let owners = try await c.watchNameOwner(BusName(name))
+        guard await firstElement(of: owners, within: timeout, where: { $0 != nil }) != nil else {
+            throw TestKitError.timeout("no owner for \(name) on the test bus within \(timeout)")
         }
-        throw TestKitError.timeout("no owner for \(name) on the test bus within \(timeout)")
     }
 
     /// Waits until nobody owns `name` on this bus.
     public func waitForNameGone(_ name: String, timeout: Duration = .seconds(30)) async throws {
         let c = try connect()
         defer { Task { await c.close() } }
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await c.nameOwner(BusName(name)) == nil { return }
-            try await Task.sleep(for: .milliseconds(10))
+        let owners = try await c.watchNameOwner(BusName(name))
+        guard await firstElement(of: owners, within: timeout, where: { $0 == nil }) != nil else {
+            throw TestKitError.timeout("\(name) still has an owner on the test bus after \(timeout)")
         }
-        throw TestKitError.timeout("\(name) still has an owner on the test bus after \(timeout)")
     }
 
     /// Starts a python-dbusmock process on this bus: a template (`networkmanager`, `polkitd`,

@@ -42,14 +42,14 @@ public final class TLSFront: Sendable {
         try combined.write(toFile: path("server.pem"), atomically: false, encoding: .utf8)
         for _ in 0..<20 {
             let port = UInt16.random(in: 20000...60000)
+            // -d -d: socat says "listening on" once the socket listens (or exits: the port was taken).
             let p = try ManagedProcess.launch("/usr/bin/socat", [
+                "-d", "-d",
                 "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,cert=\(path("server.pem")),verify=0",
                 "TCP:127.0.0.1:\(target)",
             ])
-            for _ in 0..<100 {
-                if !p.isRunning { break }
-                if canConnect(port) { return TLSFront(directory: dir, port: port, process: p) }
-                try await Task.sleep(for: .milliseconds(20))
+            if await p.waitForOutput(containing: " listening on ", timeout: .seconds(5)) {
+                return TLSFront(directory: dir, port: port, process: p)
             }
             p.stop()
         }
@@ -59,17 +59,6 @@ public final class TLSFront: Sendable {
     public func stop() {
         process.stop(grace: 0.5)
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    public static func canConnect(_ port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var sa = sockaddr_in()
-        sa.sin_family = sa_family_t(AF_INET)
-        sa.sin_port = port.bigEndian
-        sa.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 } }
     }
 }
 

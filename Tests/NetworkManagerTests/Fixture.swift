@@ -27,11 +27,7 @@ final class MockNetworkManager: Sendable {
     /// Stops the mock process and waits until its name is gone from the bus.
     func stopMock() async throws {
         mock.stop()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await control.nameOwner(BusName(Self.busName)) != nil {
-            guard ContinuousClock.now < deadline else { throw TestKitError.timeout("the mock did not leave the bus") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await bus.waitForNameGone(Self.busName, timeout: .seconds(10))
     }
 
     /// Starts a fresh mock (after ``stopMock()``).
@@ -117,11 +113,18 @@ final class EventLog: Sendable {
         let state = Mutex(State())
     }
     private let store = Store()
+    /// Bumped by every event: what ``next(_:timeout:sourceLocation:_:)`` waits on.
+    private let arrived = Changes()
     private let task: Task<Void, Never>
 
     init(_ stream: AsyncQueue<NetworkManagerEvent>) {
-        let store = self.store
-        task = Task { for await e in stream { store.state.withLock { $0.events.append(e) } } }
+        let (store, arrived) = (self.store, self.arrived)
+        task = Task {
+            for await e in stream {
+                store.state.withLock { $0.events.append(e) }
+                arrived.bump()
+            }
+        }
     }
 
     deinit { task.cancel() }
@@ -133,9 +136,9 @@ final class EventLog: Sendable {
     /// signals took over 5 s).
     func next<T>(_ what: String, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
                  _ match: (NetworkManagerEvent) -> T?) async throws -> T {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let found: T? = store.state.withLock { s in
+        var found: T?
+        let came = await arrived.holds(within: timeout) {
+            found = store.state.withLock { s in
                 var i = s.cursor
                 while i < s.events.count {
                     if let m = match(s.events[i]) { s.cursor = i + 1; return m }
@@ -143,19 +146,21 @@ final class EventLog: Sendable {
                 }
                 return nil
             }
-            if let found { return found }
-            if ContinuousClock.now > deadline {
-                Issue.record("no \(what) within \(timeout); events so far:\n\(all.map { "  \($0)" }.joined(separator: "\n"))", sourceLocation: sourceLocation)
-                throw TestKitError.timeout(what)
-            }
-            try await Task.sleep(for: .milliseconds(10))
+            return found != nil
         }
+        guard came, let found else {
+            Issue.record("no \(what) within \(timeout); events so far:\n\(all.map { "  \($0)" }.joined(separator: "\n"))", sourceLocation: sourceLocation)
+            throw TestKitError.timeout(what)
+        }
+        return found
     }
 
-    /// Events after the last match that `match` accepts, once `settle` has passed.
-    func unmatched(after settle: Duration = .milliseconds(300), _ match: (NetworkManagerEvent) -> Bool) async -> [NetworkManagerEvent] {
-        try? await Task.sleep(for: settle)
-        return store.state.withLock { s in s.events[s.cursor...].filter(match) }
+    /// The events after the last match that `match` accepts, watched over `window`: a "nothing
+    /// more comes" check, which ends early when one comes (each event wakes it).
+    func unmatched(over window: Duration = .milliseconds(300), _ match: (NetworkManagerEvent) -> Bool) async -> [NetworkManagerEvent] {
+        func extra() -> [NetworkManagerEvent] { store.state.withLock { s in s.events[s.cursor...].filter(match) } }
+        _ = await arrived.holdsThroughout(window) { extra().isEmpty }
+        return extra()
     }
 }
 

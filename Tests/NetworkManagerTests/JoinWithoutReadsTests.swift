@@ -137,14 +137,15 @@ struct JoinWithoutReadsTests {
         try await monitor.catchUp(nm.control)
         let before = monitor.calls(from: me).map(\.member).filter { Self.reads.contains($0) }
 
+        // The change reaches the client's model through its signal queue: the wait is woken by the
+        // same PropertiesChanged on this test's connection (and checks again if the client is behind).
+        let waiter = try await BusWaiter(nm.control, wakingOn: [MatchRule(path: config, interface: "org.freedesktop.DBus.Properties")])
         try await nm.updateProperties(config, interface: ip4, ["NameserverData": .varDicts([["address": .string("10.0.0.53")]])])
         var servers: [String] = []
-        for _ in 0..<500 {  // the change reaches the client's model through its signal queue
+        try await waiter.until("the client sees the changed NameserverData", timeout: .seconds(10), context: { "\(servers)" }) {
             servers = try await client.dnsServers(device: wlan)
-            if servers == ["10.0.0.53"] { break }
-            try await Task.sleep(for: .milliseconds(10))
+            return servers == ["10.0.0.53"]
         }
-        #expect(servers == ["10.0.0.53"], "the changed NameserverData was not seen")
         try await monitor.catchUp(nm.control)
         let after = monitor.calls(from: me).map(\.member).filter { Self.reads.contains($0) }
         #expect(after == before, "reading DNS servers read NetworkManager again: \(after.dropFirst(before.count))")

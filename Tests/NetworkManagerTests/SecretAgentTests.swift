@@ -3,6 +3,7 @@ import HotspotTesting
 import DBus
 import Foundation
 import NetworkManager
+import Synchronization
 import Testing
 
 /// The secret agent, called from the mock NetworkManager's own connection as NetworkManager
@@ -13,7 +14,9 @@ struct SecretAgentTests {
     static let password = "correct horse battery staple"
 
     /// AgentManager with Register/RegisterWithCapabilities/Unregister, plus test-only methods
-    /// that make the mock's connection (NetworkManager's unique name) call the agent.
+    /// that make the mock's connection (NetworkManager's unique name) call the agent;
+    /// StartGetSecrets announces the agent's answer with an AgentAnswered signal (its result, or
+    /// its error's name).
     static func addAgentManager(_ nm: MockNetworkManager) async throws {
         let agentCall = """
             import dbus
@@ -30,16 +33,14 @@ struct SecretAgentTests {
                                            dbus_interface='org.freedesktop.NetworkManager.SecretAgent', signature='a{sa{sv}}osasu')
                     """)]),
                 .structure([.string("StartGetSecrets"), .string("sa{sa{sv}}osasu"), .string(""), .string(agentCall + "\n" + """
-                    self.agent_result = ''
-                    def done(r, mock=self): mock.agent_result = 'answered'
-                    def failed(e, mock=self): mock.agent_result = e.get_dbus_name()
+                    def done(r, mock=self): mock.EmitSignal('org.freedesktop.NetworkManager.AgentManager', 'AgentAnswered', 's', ['answered'])
+                    def failed(e, mock=self): mock.EmitSignal('org.freedesktop.NetworkManager.AgentManager', 'AgentAnswered', 's', [e.get_dbus_name()])
                     agent.GetSecrets(args[1], args[2], args[3], args[4], args[5], dbus_interface='org.freedesktop.NetworkManager.SecretAgent',
                                      signature='a{sa{sv}}osasu', reply_handler=done, error_handler=failed)
                     """)]),
                 .structure([.string("CallCancelGetSecrets"), .string("sos"), .string(""), .string(agentCall + "\n" + """
                     agent.CancelGetSecrets(args[1], args[2], dbus_interface='org.freedesktop.NetworkManager.SecretAgent')
                     """)]),
-                .structure([.string("AgentResult"), .string(""), .string("s"), .string("ret = self.agent_result")]),
             ]),
         ])
     }
@@ -139,20 +140,21 @@ struct SecretAgentTests {
     }
 
     @Test func cancelGetSecretsEndsAPendingRequest() async throws {
+        let asked = Changes()
+        let lookups = Mutex(0)
         let f = try await start(lookup: { _, _ in
-            try? await Task.sleep(for: .seconds(30))
+            lookups.withLock { $0 += 1 }
+            asked.bump()
+            try? await Task.sleep(for: .seconds(30))  // a lookup that would take long
             return SecretAgentTests.password
         })
+        let answers = try await f.nm.control.signals(matching: MatchRule(path: Self.agentManagerPath, interface: "org.freedesktop.NetworkManager.AgentManager",
+                                                                           member: "AgentAnswered"))
         try await Self.agentManager(f.nm, "StartGetSecrets", Self.getSecretsArgs(f.agentConnection, ssid: "Slow"))
-        try await Task.sleep(for: .milliseconds(200))
+        try await asked.until("the agent looks the password up", timeout: .seconds(10)) { lookups.withLock { $0 } > 0 }
         try await Self.agentManager(f.nm, "CallCancelGetSecrets", [.string(f.agentConnection.uniqueName), .objectPath("/org/freedesktop/NetworkManager/Settings/1"),
                                                    .string("802-11-wireless-security")])
-        let deadline = ContinuousClock.now + .seconds(5)
-        var result = ""
-        while result.isEmpty && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            result = try await Self.agentManager(f.nm, "AgentResult", []).first?.string ?? ""
-        }
+        let result = await firstElement(of: answers, within: .seconds(5), where: { _ in true })?.body.first?.string
         #expect(result == "org.freedesktop.NetworkManager.SecretAgent.AgentCanceled")
         await f.agent.stop()
     }

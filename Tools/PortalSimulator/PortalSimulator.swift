@@ -20,6 +20,7 @@ public final class PortalSimulator: Sendable {
         var nextToken = 1
         var server: HTTPServer?
         var task: Task<Void, any Error>?
+        var observers: [@Sendable () -> Void] = []
     }
     /// The configuration.
     public let configuration: PortalSimulatorConfiguration
@@ -58,6 +59,10 @@ public final class PortalSimulator: Sendable {
     /// What clients did so far.
     public func events() -> [SimulatorEvent] { state.withLock { $0.events } }
 
+    /// Calls `observer` after each event is recorded (on the simulator's thread; keep it short),
+    /// so a test waits for what clients do instead of polling ``events()``.
+    public func onEvent(_ observer: @escaping @Sendable () -> Void) { state.withLock { $0.observers.append(observer) } }
+
     /// Forgets sessions and events.
     public func reset() { state.withLock { s in s.sessions = [:]; s.events = []; s.pendingTokens = [:] } }
 
@@ -88,7 +93,11 @@ public final class PortalSimulator: Sendable {
 
     func record(_ r: Req, _ kind: String, _ detail: String = "") {
         let time = Double((ContinuousClock.now - started).components.attoseconds) / 1e18 + Double((ContinuousClock.now - started).components.seconds)
-        state.withLock { $0.events.append(SimulatorEvent(time: time, client: r.client, method: r.method, host: r.host, path: r.path, kind: kind, detail: detail)) }
+        let observers = state.withLock { s in
+            s.events.append(SimulatorEvent(time: time, client: r.client, method: r.method, host: r.host, path: r.path, kind: kind, detail: detail))
+            return s.observers
+        }
+        for o in observers { o() }
     }
 
     func newToken(for client: String) -> String {
