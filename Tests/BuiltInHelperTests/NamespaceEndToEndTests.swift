@@ -122,8 +122,8 @@ final class DaemonLab: Sendable {
                                                    connectivity: ["probes": probes, "allow-plain-http-login": "true", "probe-timeout": "3"],
                                                    prefix: ["/usr/sbin/ip", "netns", "exec", client])
         keep(daemon.process)
-        let iface = try ObjectPath("/org/freedesktop/NetworkManager/HotspotHelper/Interface/1")
-        func property(_ name: String) async throws -> String {
+        let iface: ObjectPath = "/org/freedesktop/NetworkManager/HotspotHelper/Interface/1"
+        func property(_ name: String) async -> String {
             (try? await c.call(destination: "org.freedesktop.NetworkManager.HotspotHelper", path: iface, interface: "org.freedesktop.DBus.Properties",
                                member: "Get", body: [.string("org.freedesktop.NetworkManager.HotspotHelper.Interface"), .string(name)]))?
                 .first?.unwrapped.string ?? ""
@@ -134,7 +134,7 @@ final class DaemonLab: Sendable {
                                                                             "/org/freedesktop/NetworkManager/AccessPoint/ap1", "active1", .uint32(2)])
         var last = ""
         try await waiter.until("State authenticated, Connectivity full", timeout: .seconds(30), context: { "\(last)\n\(daemon.log.suffix(5000))" }) {
-            last = "\(try await property("State")) \(try await property("Connectivity"))"
+            last = "\(await property("State")) \(await property("Connectivity"))"
             return last == "authenticated full"
         }
         #expect(daemon.log.contains("connectivity portal"), "the bound probes saw the portal although the default route is online")

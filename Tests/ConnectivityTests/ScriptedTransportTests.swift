@@ -72,7 +72,7 @@ import Testing
 
     @Test func wisprSignsInThroughARedirectAndPostsTheCredentialsToTheLoginURL() async throws {
         let transport = Self.hotel(loginURL: "https://login.hotel.test/wispr", code: 50)
-        let result = await try client(transport).login(probeURL: "http://probe-a.test/generate_204",
+        let result = try await client(transport).login(probeURL: "http://probe-a.test/generate_204",
                                                        credentials: WISPrCredentials(username: "guest", password: "room-412"),
                                                        interface: "wlan0", dnsServers: [])
         #expect(result.outcome == .succeeded)
@@ -85,7 +85,7 @@ import Testing
 
     @Test func aRejectionIsReportedAsSuch() async throws {
         let transport = Self.hotel(loginURL: "https://login.hotel.test/wispr", code: 100)
-        let result = await try client(transport).login(probeURL: "http://probe-a.test/generate_204",
+        let result = try await client(transport).login(probeURL: "http://probe-a.test/generate_204",
                                                        credentials: WISPrCredentials(username: "guest", password: "wrong"),
                                                        interface: nil, dnsServers: [])
         #expect(result.outcome == .rejected)
@@ -94,7 +94,7 @@ import Testing
     @Test func credentialsNeverGoToAHostLoginHostsDoesNotName() async throws {
         // An evil twin: the gateway names a LoginURL elsewhere.
         let transport = Self.hotel(loginURL: "https://collector.evil.test/wispr", code: 50)
-        let result = await try client(transport).login(probeURL: "http://probe-a.test/generate_204",
+        let result = try await client(transport).login(probeURL: "http://probe-a.test/generate_204",
                                                        credentials: WISPrCredentials(username: "guest", password: "room-412"),
                                                        interface: nil, dnsServers: [])
         #expect(result.outcome == .hostNotAllowed)

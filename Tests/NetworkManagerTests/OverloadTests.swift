@@ -27,7 +27,7 @@ struct OverloadTests {
         let log = EventLog(try await client.start())
         _ = try await log.next("snapshotComplete") { $0.isSnapshotComplete ? true : nil }
 
-        try await nm.control.call(MockNetworkManager.busName, wlan.rawValue, "org.freedesktop.NetworkManager.Device", "Flood", [.uint32(2000)])
+        _ = try await nm.control.call(MockNetworkManager.busName, wlan.rawValue, "org.freedesktop.NetworkManager.Device", "Flood", [.uint32(2000)])
         let active = try await nm.addActiveConnection(wlan, connection: profile, accessPoint: ap, name: "0")
 
         let dropped = try await log.next("overloaded", timeout: .seconds(20)) { e -> Int? in
