@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .executableTarget(name: "hotspot-fuzz", dependencies: ["FuzzTargets", "CLibFuzzer"], path: "Fuzz/hotspot-fuzz", swiftSettings: strict),
         .executableTarget(name: "daemon-benchmark", dependencies: [
-            "BenchKit", "HotspotTesting", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore",
+            "BenchKit", "HotspotTesting", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore", "ProgramSupport",
         ], path: "Benchmarks/daemon-benchmark", swiftSettings: strict),
         .executableTarget(name: "profiles-benchmark", dependencies: ["BenchKit", "BuiltInHelpers", "HotspotCore", "HotspotTesting"], path: "Benchmarks/profiles-benchmark", swiftSettings: strict),
         .executableTarget(name: "dbus-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "HotspotTesting"], path: "Benchmarks/dbus-benchmark", swiftSettings: strict),
