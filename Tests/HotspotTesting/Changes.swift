@@ -10,6 +10,9 @@ import Synchronization
 /// A source can pass its changes on to another (``forward(to:)``), so one wait is woken by all
 /// the sources its condition reads (``BusWaiter`` follows the daemon's log that way).
 ///
+/// Checks are at least ``spacing`` apart: in a storm of changes (a flood of signals, a chatty
+/// log) a wait whose condition calls the daemon must not turn into a loop of calls.
+///
 /// A wait also checks again after ``backstop`` without a change. That never ends a wait early;
 /// it keeps a wake-up that came too soon from failing a test: a condition may read state that
 /// changes just after the signal announcing it was seen (the daemon's scan list after
@@ -28,6 +31,8 @@ public final class Changes: Sendable {
     private let state = Mutex(State())
     /// How long a wait goes without a change before it checks its condition anyway.
     public static let backstop = Duration.milliseconds(500)
+    /// The least time between two checks of one wait.
+    public static let spacing = Duration.milliseconds(5)
 
     public init() {}
 
@@ -62,10 +67,11 @@ public final class Changes: Sendable {
     public func holds(within timeout: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let seen = state.withLock { $0.generation }
+            let (seen, checked) = (state.withLock { $0.generation }, ContinuousClock.now)
             if try await condition() { return true }
             guard ContinuousClock.now < deadline else { return false }
             await change(after: seen, until: deadline)
+            await Self.keepApart(from: checked, until: deadline)
         }
     }
 
@@ -75,11 +81,18 @@ public final class Changes: Sendable {
     public func holdsThroughout(_ window: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
         let end = ContinuousClock.now + window
         while true {
-            let seen = state.withLock { $0.generation }
+            let (seen, checked) = (state.withLock { $0.generation }, ContinuousClock.now)
             guard try await condition() else { return false }
             guard ContinuousClock.now < end else { return true }
             await change(after: seen, until: end)
+            await Self.keepApart(from: checked, until: end)
         }
+    }
+
+    /// Returns once ``spacing`` has passed since `checked` (at once, unless changes came fast).
+    private static func keepApart(from checked: ContinuousClock.Instant, until deadline: ContinuousClock.Instant) async {
+        let next = min(checked + spacing, deadline)
+        if ContinuousClock.now < next { try? await Task.sleep(until: next, clock: .continuous) }
     }
 
     /// Returns after a change newer than `seen`, or at `deadline` or after ``backstop``, whichever
