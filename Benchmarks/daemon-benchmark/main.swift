@@ -17,10 +17,11 @@ import ProgramSupport
 import Synchronization
 
 // The benchmark's tasks run on the thread of its main connection, as the daemon's run on its
-// own (GlobalExecutor, Connection.hostGlobalJobs()). On libdispatch's pool every reply and
-// signal this process reads woke a worker thread first: 40–60 µs on a 2-core virtual machine,
-// which the bare round trip paid once and a join's two stamps paid alike, so the ratio was
-// flattered by that much (ping 0.20–0.24 ms there, 0.16–0.18 ms here).
+// own (GlobalExecutor, Connection.hostGlobalJobs()), and the measuring runs off the main actor
+// (below). On libdispatch's pool, and through the main actor's queue, every reply and signal this
+// process read woke another thread first: 40–60 µs each on a 2-core virtual machine, which the
+// bare round trip paid once and a join's two stamps paid alike, so the ratio was flattered
+// (round trip 0.16–0.21 ms that way, 0.09–0.13 ms this way, in the same minutes).
 GlobalExecutor.install()
 
 /// --tsv: figures on stdout, everything else on stderr.
