@@ -106,7 +106,8 @@ let package = Package(
             "BenchKit", "HotspotTesting", "DBus", "HotspotProtocol", "HotspotHelperKit", "HotspotCore", "ProgramSupport",
         ], path: "Benchmarks/daemon-benchmark", swiftSettings: strict),
         .executableTarget(name: "profiles-benchmark", dependencies: ["BenchKit", "BuiltInHelpers", "HotspotCore", "HotspotTesting"], path: "Benchmarks/profiles-benchmark", swiftSettings: strict),
-        .executableTarget(name: "dbus-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "HotspotTesting"], path: "Benchmarks/dbus-benchmark", swiftSettings: strict),
+        .executableTarget(name: "dbus-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "HotspotTesting", "ProgramSupport"], path: "Benchmarks/dbus-benchmark",
+                          swiftSettings: strict),
         .executableTarget(name: "codec-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "HotspotCore", "HotspotProtocol"], path: "Benchmarks/codec-benchmark", swiftSettings: strict),
 
         // Desktop and distribution (issue 6): a client of the daemon's D-Bus API shared by
