@@ -53,7 +53,9 @@ let keep = Keep()
 let bus = try await PrivateBus()
 let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
 let c = try bus.connect()
-guard c.hostGlobalJobs() else { fatalError("the benchmark's tasks must run on its connection's thread (see above)") }
+if !c.hostGlobalJobs() {
+    say("note: the benchmark's tasks run on the platform's executor (\(GlobalExecutor.platformExecutorVariable) is set?): each reply and signal wakes another thread first, and the round trip includes that hop")
+}
 let nmPath = "/org/freedesktop/NetworkManager"
 let device = try await nm.mockCall(c, path: nmPath, "AddWiFiDevice", ["wlan0", "wlan0", .int32(30)]).first?.string ?? ""
 _ = try await nm.mockCall(c, path: nmPath, "AddAccessPoint", [.string(device), "ap1", "BenchNet", "0A:00:00:00:00:01", .uint32(2), .uint32(2412), .uint32(54000), .byte(70), .uint32(0)])
