@@ -3,7 +3,6 @@ import HotspotTesting
 import CDBus
 @_spi(Fuzzing) import DBus
 import Foundation
-import Synchronization
 import Testing
 
 /// Issue 14 item 2: what a hostile peer sends is bounded before it is decoded. Each test is named
@@ -143,19 +142,17 @@ import Testing
         let bus = try await PrivateBus()
         let caller = try bus.connect()
         let callee = try bus.connect()
-        let received = Changes()
-        let calls = Mutex(0)
+        let calls = Counter()
         try await callee.export([DBusInterface("org.example.Never", methods: [
             DBusMethod("Answer", outputs: [DBusArgument("text", "s")]) { _ in
-                calls.withLock { $0 += 1 }
-                received.bump()
+                calls.add()
                 try await Task.sleep(for: .seconds(3600))
                 return [.string("never")]
             },
         ])], at: "/never")
         let calleeName = callee.uniqueName
         let call = Task { try await caller.call(calleeName, "/never", "org.example.Never", "Answer", timeout: .seconds(30)) }
-        try await received.until("the callee gets the call", timeout: .seconds(10)) { calls.withLock { $0 } > 0 }
+        try await calls.wait("the callee gets the call")
         await callee.close()
         do {
             _ = try await call.value

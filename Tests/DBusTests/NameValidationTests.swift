@@ -64,7 +64,8 @@ import Testing
     }
 
     @Test func signaturesParseNestedTypesAndRejectMalformedOnes() throws {
-        let sig = try Signature("a{sv}aa{sv}(iay)v")
+        let text = "a{sv}aa{sv}(iay)v"  // a String, so the throwing initializer is the one called (a literal traps instead)
+        let sig = try Signature(text)
         #expect(sig.types.count == 4)
         #expect(sig.types[0] == .dictionary(key: .string, value: .variant))
         #expect(sig.types[2] == .structure([.int32, .array(.byte)]))

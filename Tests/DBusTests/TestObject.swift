@@ -16,14 +16,13 @@ final class TestObject: Sendable {
     static let path: ObjectPath = "/org/example/Test"
     let name = Mutex("initial")
     let lastCaller = Mutex<String?>(nil)
-    /// Calls of Sleep begun so far, and a change with each: a test waits for its call to be
-    /// under way (``waitForSleeper(_:)``) instead of sleeping first.
-    let sleepers = Mutex(0)
-    let sleeping = Changes()
+    /// Calls of Sleep begun so far: a test waits for its call to be under way
+    /// (``waitForSleeper(_:)``) instead of sleeping first.
+    let sleepers = Counter()
 
     /// Waits until the `n`th call of Sleep is under way in the method.
     func waitForSleeper(_ n: Int = 1) async throws {
-        try await sleeping.until("Sleep call \(n) is under way", timeout: .seconds(10)) { sleepers.withLock { $0 } >= n }
+        try await sleepers.wait(atLeast: n, "Sleep call \(n) is under way")
     }
 
     var table: DBusInterface {
@@ -42,8 +41,7 @@ final class TestObject: Sendable {
                 },
                 DBusMethod("Fail") { _ in throw ScriptedFailure() },
                 DBusMethod("Sleep", inputs: [DBusArgument("ms", "u")]) { [self] call in
-                    self.sleepers.withLock { $0 += 1 }
-                    self.sleeping.bump()
+                    self.sleepers.add()
                     try await Task.sleep(for: .milliseconds(Int(call.body[0].uint32 ?? 0)))
                     return []
                 },

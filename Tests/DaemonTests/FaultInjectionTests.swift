@@ -95,6 +95,7 @@ struct FaultInjectionTests {
         try await register(s, "Cafe", identifier: "com.example.cafe", script: HelperScript(confidence: .high))
         let connections = try (0..<4).map { _ in try s.bus.connect() }
         let answered = Counter()
+        s.waiter.follow(answered.changes)  // each answer wakes "the flood is under way"
         let flood = Task {
             await withTaskGroup(of: Void.self) { group in
                 for (n, c) in connections.enumerated() {
@@ -404,13 +405,6 @@ struct FaultInjectionTests {
         try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                 member: "CheckPermission", body: ["control"]).first?.string
     }
-}
-
-/// A count shared by the flood's tasks.
-final class Counter: Sendable {
-    private let count = Atomic<Int>(0)
-    func add() { count.add(1, ordering: .relaxed) }
-    var value: Int { count.load(ordering: .relaxed) }
 }
 
 /// Signal bodies collected by a watching task.

@@ -120,3 +120,24 @@ public final class Changes: Sendable {
         waiter?.continuation.resume()
     }
 }
+
+/// A count of what happens in other tasks or threads (calls a peer received, lookups begun,
+/// answers in a flood), and a wait for it: each ``add()`` wakes the waits.
+public final class Counter: Sendable {
+    private let count = Atomic<Int>(0)
+    public let changes = Changes()
+
+    public init() {}
+
+    public func add() {
+        count.add(1, ordering: .relaxed)
+        changes.bump()
+    }
+
+    public var value: Int { count.load(ordering: .relaxed) }
+
+    /// Returns once the count is at least `n`; throws naming `what` after `timeout`.
+    public func wait(atLeast n: Int = 1, _ what: String, timeout: Duration = .seconds(10)) async throws {
+        try await changes.until(what, timeout: timeout) { value >= n }
+    }
+}

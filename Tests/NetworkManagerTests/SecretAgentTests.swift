@@ -3,7 +3,6 @@ import HotspotTesting
 import DBus
 import Foundation
 import NetworkManager
-import Synchronization
 import Testing
 
 /// The secret agent, called from the mock NetworkManager's own connection as NetworkManager
@@ -140,18 +139,16 @@ struct SecretAgentTests {
     }
 
     @Test func cancelGetSecretsEndsAPendingRequest() async throws {
-        let asked = Changes()
-        let lookups = Mutex(0)
+        let lookups = Counter()
         let f = try await start(lookup: { _, _ in
-            lookups.withLock { $0 += 1 }
-            asked.bump()
+            lookups.add()
             try? await Task.sleep(for: .seconds(30))  // a lookup that would take long
             return SecretAgentTests.password
         })
         let answers = try await f.nm.control.signals(matching: MatchRule(path: Self.agentManagerPath, interface: "org.freedesktop.NetworkManager.AgentManager",
                                                                            member: "AgentAnswered"))
         try await Self.agentManager(f.nm, "StartGetSecrets", Self.getSecretsArgs(f.agentConnection, ssid: "Slow"))
-        try await asked.until("the agent looks the password up", timeout: .seconds(10)) { lookups.withLock { $0 } > 0 }
+        try await lookups.wait("the agent looks the password up")
         try await Self.agentManager(f.nm, "CallCancelGetSecrets", [.string(f.agentConnection.uniqueName), .objectPath("/org/freedesktop/NetworkManager/Settings/1"),
                                                    .string("802-11-wireless-security")])
         let result = await firstElement(of: answers, within: .seconds(5), where: { _ in true })?.body.first?.string
