@@ -139,12 +139,13 @@ public enum LinkDNSResolver {
             var node = result?.pointee.nodes
             while let n = node {
                 var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+                var text: String { String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
                 if n.pointee.ai_family == AF_INET, let sa = n.pointee.ai_addr {
                     var a = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
-                    if inet_ntop(AF_INET, &a, &buffer, socklen_t(buffer.count)) != nil { v4.append(String(cString: buffer)) }
+                    if inet_ntop(AF_INET, &a, &buffer, socklen_t(buffer.count)) != nil { v4.append(text) }
                 } else if n.pointee.ai_family == AF_INET6, let sa = n.pointee.ai_addr {
                     var a = sa.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
-                    if inet_ntop(AF_INET6, &a, &buffer, socklen_t(buffer.count)) != nil { v6.append(String(cString: buffer)) }
+                    if inet_ntop(AF_INET6, &a, &buffer, socklen_t(buffer.count)) != nil { v6.append(text) }
                 }
                 node = n.pointee.ai_next
             }

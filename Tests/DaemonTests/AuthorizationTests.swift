@@ -11,12 +11,12 @@ import Testing
 @Suite(.enabled(if: TestEnvironment.hasDBusMock && TestEnvironment.isRoot && TestEnvironment.hasTool("/usr/bin/setpriv"),
                 "needs root (to run callers as nobody), setpriv and python3-dbusmock"))
 struct AuthorizationTests {
-    func busctl(_ f: DaemonFixture, _ args: [String]) async throws -> ManagedProcess.Result {
+    func busctl(_ f: DaemonScenario, _ args: [String]) async throws -> ManagedProcess.Result {
         try await f.runAsNobody(["/usr/bin/busctl", "--address=\(f.bus.address)"] + args)
     }
 
     @Test func withoutPolkitNonRootCallersAreRefusedNamingTheAction() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
         let r = try await busctl(f, ["call", HotspotContract.busName.rawValue, HotspotContract.managerPath.rawValue,
                                      HotspotContract.managerInterface.rawValue, "ForgetNetwork", "ay", "3", "65", "66", "67"])
         #expect(r.status != 0)
@@ -31,12 +31,11 @@ struct AuthorizationTests {
     }
 
     @Test func polkitDecidesForNonRootCallers() async throws {
-        var polkit: DBusMock?
-        let f = try await DaemonFixture(before: { bus in
-            polkit = try await bus.startMock(template: "polkitd", waitFor: "org.freedesktop.PolicyKit1")
-        })
+        let bus = try await PrivateBus()
+        let polkit = try await bus.startMock(template: "polkitd", waitFor: "org.freedesktop.PolicyKit1")
+        let f = try await DaemonScenario(accessPoints: [], bus: bus)
         let c = try f.bus.connect()
-        try await polkit!.mockCall(c, path: "/org/freedesktop/PolicyKit1/Authority", "SetAllowed",
+        try await polkit.mockCall(c, path: "/org/freedesktop/PolicyKit1/Authority", "SetAllowed",
                                    [.strings([HotspotContract.Action.control.id])])
         let allowed = try await busctl(f, ["call", HotspotContract.busName.rawValue, HotspotContract.managerPath.rawValue,
                                            HotspotContract.managerInterface.rawValue, "ForgetNetwork", "ay", "3", "65", "66", "67"])

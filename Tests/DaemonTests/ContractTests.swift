@@ -14,7 +14,7 @@ struct ContractTests {
     static let contract = TestKitPaths.repositoryRoot.appendingPathComponent("dbus/org.freedesktop.NetworkManager.HotspotHelper.xml")
 
     @Test func liveIntrospectionMatchesTheContractFile() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
         let xml = try String(contentsOf: Self.contract, encoding: .utf8)
         let contract = IntrospectionModel(xml: xml)
         let live = IntrospectionModel(xml: try await f.client.call(
@@ -27,7 +27,7 @@ struct ContractTests {
     }
 
     @Test func busctlIntrospectShowsTheDocumentedManagerInterface() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
         let r = try await f.bus.run("/usr/bin/busctl", ["--address=\(f.bus.address)", "introspect", "--no-pager",
                                                         HotspotContract.busName.rawValue, HotspotContract.managerPath.rawValue])
         #expect(r.status == 0, "\(r.stderr)")
@@ -42,7 +42,7 @@ struct ContractTests {
     }
 
     @Test func helperKitHandlerInterfaceMatchesTheContractFile() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
         let helperConnection = try f.bus.connect()
         let helper = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "Contract"), connection: helperConnection) { _ in }
         let live = IntrospectionModel(xml: try await f.client.call(
@@ -55,7 +55,7 @@ struct ContractTests {
     }
 
     @Test func helperKitAcceptsCommandsOnlyFromTheDaemon() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
         let c = try f.bus.connect()
         let helper = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "Picky"), connection: c) { command in
             command.createResponse(.success).deliver()
@@ -66,10 +66,10 @@ struct ContractTests {
     }
 
     @Test func helpersRegisterShowUpAndUnregister() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
         let c = try f.bus.connect()
         let helper = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "Cafe", identifier: "com.example.cafe"), connection: c) { _ in }
-        let helpers = try await f.property("Helpers")?.arrayItems?.compactMap(\.varDict) ?? []
+        let helpers = try await f.managerProperty("Helpers")?.arrayItems?.compactMap(\.varDict) ?? []
         #expect(helpers.count == 1)
         #expect(helpers.first?["identifier"] == "com.example.cafe")
         #expect(helpers.first?["display-name"] == "Cafe")
@@ -79,23 +79,22 @@ struct ContractTests {
             $0.dbusName == "org.freedesktop.NetworkManager.HotspotHelper.Error.AlreadyRegistered"
         }
         try await helper.unregister()
-        #expect(try await f.property("Helpers")?.arrayItems?.isEmpty == true)
+        #expect(try await f.managerProperty("Helpers")?.arrayItems?.isEmpty == true)
     }
 
     @Test func aHelperThatLeavesTheBusIsRemovedAtOnce() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
         let c = try f.bus.connect()
         _ = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "Leaver"), connection: c) { _ in }
-        let waiter = try await BusWaiter.daemonAndNetworkManager(f.client)  // Helpers' PropertiesChanged wakes the wait
         await c.close()
-        try await waiter.until("the daemon stops listing a helper whose connection closed", timeout: .seconds(10), context: { f.daemon.log }) {
-            try await f.property("Helpers")?.arrayItems?.isEmpty == true
+        try await f.waitUntil("the daemon stops listing a helper whose connection closed") {
+            try await f.managerProperty("Helpers")?.arrayItems?.isEmpty == true
         }
         #expect(f.daemon.log.contains("left the bus"))
     }
 
     @Test func malformedCallsGetClearErrorsAndTheDaemonKeepsRunning() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
         await #expect { try await f.manager("RegisterHelper", [.string("/not-a-path-type"), .varDict([:])]) } throws: { $0.dbusName == DBusErrorName.invalidArgs }
         await #expect { try await f.manager("RegisterHelper", [.objectPath("/h"), .varDict([:])]) } throws: {
             $0.dbusName == "org.freedesktop.NetworkManager.HotspotHelper.Error.InvalidArgs" && ($0 as? DBus.DBusError)?.message.contains("DisplayName") == true
@@ -110,12 +109,12 @@ struct ContractTests {
         await #expect { try await f.manager("NoSuchMethod") } throws: { $0.dbusName == DBusErrorName.unknownMethod }
         // Non-UTF-8 SSID bytes are just bytes: forgetting one works.
         _ = try await f.manager("ForgetNetwork", [.bytes([0xFF, 0xFE, 0x00, 0x41])])
-        #expect(try await f.property("Version") == .string("0.2.0"))
+        #expect(try await f.managerProperty("Version") == .string("0.2.0"))
         #expect(f.daemon.process.isRunning)
     }
 
     @Test func thousandsOfRandomisedCallsLeaveTheDaemonAnswering() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
         let members: [MemberName] = ["RegisterHelper", "UnregisterHelper", "ForgetNetwork", "CheckPermission", "Get", "GetAll", "Introspect", "Bogus"]
         let interfaces: [InterfaceName] = [HotspotContract.managerInterface, "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", HotspotContract.interfaceInterface]
         let values: [DBusValue] = [.string("x"), .objectPath("/a"), .varDict(["DisplayName": .int32(3)]), .bytes(Array(repeating: 1, count: 40)),
@@ -137,12 +136,12 @@ struct ContractTests {
             }
             try await group.waitForAll()
         }
-        #expect(try await f.property("Version") == .string("0.2.0"))
+        #expect(try await f.managerProperty("Version") == .string("0.2.0"))
         #expect(f.daemon.process.isRunning, "the daemon died:\n\(f.daemon.log.suffix(3000))")
     }
 
     @Test func sigtermStopsTheDaemonCleanly() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
         f.daemon.process.send(SIGTERM)
         let status = await f.daemon.process.waitForExit(timeout: .seconds(10))
         #expect(status == 0, "exit status \(String(describing: status))\n\(f.daemon.log)")

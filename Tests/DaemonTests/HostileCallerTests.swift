@@ -21,21 +21,22 @@ struct HostileCallerTests {
         return mock
     }
 
-    func register(_ f: DaemonFixture, _ options: [String], interactive: Bool = true) async throws -> ManagedProcess.Result {
+    func register(_ f: DaemonScenario, _ options: [String], interactive: Bool = true) async throws -> ManagedProcess.Result {
         try await f.runAsNobody(["/usr/bin/busctl", "--address=\(f.bus.address)", "--allow-interactive-authorization=\(interactive ? "yes" : "no")",
                                  "call", HotspotContract.busName.rawValue, HotspotContract.managerPath.rawValue,
                                  HotspotContract.managerInterface.rawValue, "RegisterHelper", "oa{sv}", "/h", String(options.count / 3)] + options)
     }
 
     @Test func builtinIdentifierCannotBeTakenByAnotherProcess() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
         await #expect { try await f.manager("RegisterHelper", [.objectPath("/h"), .varDict(["DisplayName": "Known Networks", "Identifier": "builtin.profiles"])]) }
             throws: { ($0.dbusName ?? "").hasSuffix("NotAllowed") && "\($0)".contains("built-in") }
     }
 
     @Test func helperIdentifierOfOneUserCannotBeRegisteredByAnother() async throws {
-        var mock: DBusMock?
-        let f = try await DaemonFixture(before: { mock = try await Self.polkit($0, code: "ret = (True, False, {})") })
+        let bus = try await PrivateBus()
+        let mock = try await Self.polkit(bus, code: "ret = (True, False, {})")
+        let f = try await DaemonScenario(accessPoints: [], bus: bus)
         // Root registers com.example.cafe, then leaves.
         let owner = try f.bus.connect()
         _ = try await owner.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
@@ -53,8 +54,9 @@ struct HostileCallerTests {
     }
 
     @Test func nonRootHelperMustStateItsPurposeAndPolkitShowsIt() async throws {
-        var mock: DBusMock?
-        let f = try await DaemonFixture(before: { mock = try await Self.polkit($0, code: "ret = (True, False, {})") })
+        let bus = try await PrivateBus()
+        let mock = try await Self.polkit(bus, code: "ret = (True, False, {})")
+        let f = try await DaemonScenario(accessPoints: [], bus: bus)
         let silent = try await register(f, ["DisplayName", "s", "Quiet", "Identifier", "s", "org.example.quiet"])
         #expect(silent.status != 0)
         #expect(silent.stderr.contains("Purpose"), "\(silent.stderr)")
@@ -65,7 +67,7 @@ struct HostileCallerTests {
                                         interactive: false)
         #expect(stated.status == 0, "\(stated.stderr)")
         let c = try f.bus.connect()
-        let checks = try await mock!.calls(c, path: Self.authority).filter { $0.method == "CheckAuthorization" }
+        let checks = try await mock.calls(c, path: Self.authority).filter { $0.method == "CheckAuthorization" }
         #expect(checks.count == 1, "polkit is asked only once the options are valid: \(checks)")
         let details = checks.last?.args[2].dictEntries?.reduce(into: [String: String]()) { d, e in d[e.key.string ?? ""] = e.value.string } ?? [:]
         #expect(details["polkit.message"]?.contains("Campus") == true, "\(details)")
@@ -73,15 +75,16 @@ struct HostileCallerTests {
         #expect(details["purpose"] == "Signs you in to eduroam guest")
         // busctl said no interactive authorization, so polkit must not prompt (flags 0).
         #expect(checks.last?.args[3].integer == 0, "\(String(describing: checks.last?.args))")
-        let helpers = try await f.property("Helpers")?.arrayItems?.compactMap(\.varDict) ?? []
+        let helpers = try await f.managerProperty("Helpers")?.arrayItems?.compactMap(\.varDict) ?? []
         _ = helpers
     }
 
     /// A desktop helper built on HotspotHelperKit lets polkit ask the person (flag 1: the dialog
     /// that shows its display name and purpose) unless it runs unattended (`--no-interaction`).
     @Test func helperKitRegistrationAllowsTheAuthorizationDialogUnlessToldNotTo() async throws {
-        var mock: DBusMock?
-        let f = try await DaemonFixture(before: { mock = try await Self.polkit($0, code: "ret = (False, False, {})") })
+        let bus = try await PrivateBus()
+        let mock = try await Self.polkit(bus, code: "ret = (False, False, {})")
+        let f = try await DaemonScenario(accessPoints: [], bus: bus)
         let c = try f.bus.connect()
         for (extra, flags) in [([String](), Int64(1)), (["--no-interaction"], Int64(0))] {
             let helper = try ManagedProcess.launch("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
@@ -90,17 +93,16 @@ struct HostileCallerTests {
                                                    environment: f.bus.environment)
             defer { helper.stop() }
             #expect(await helper.waitForExit(timeout: .seconds(30)) != nil, "refused by polkit, the helper exits: \(helper.output)")
-            let checks = try await mock!.calls(c, path: Self.authority).filter { $0.method == "CheckAuthorization" }
+            let checks = try await mock.calls(c, path: Self.authority).filter { $0.method == "CheckAuthorization" }
             #expect(checks.last?.args[3].integer == flags, "\(extra): \(String(describing: checks.last?.args))")
             #expect(helper.output.contains("not authorized"), "\(helper.output)")
         }
     }
 
     @Test func floodOfCallsWaitingOnPolkitIsCappedPerCaller() async throws {
-        var mock: DBusMock?
-        let f = try await DaemonFixture(before: {
-            mock = try await Self.polkit($0, code: "import time; time.sleep(0.5); ret = (False, False, {})")
-        })
+        let bus = try await PrivateBus()
+        let mock = try await Self.polkit(bus, code: "import time; time.sleep(0.5); ret = (False, False, {})")
+        let f = try await DaemonScenario(accessPoints: [], bus: bus)
         // One connection of nobody's sends ten calls at once.
         let script = """
             import dbus, dbus.mainloop.glib
@@ -125,9 +127,9 @@ struct HostileCallerTests {
         #expect(names.filter { $0.hasSuffix("NotAllowed") }.count == 10 - 4, "\(names)")
         #expect(names.filter { $0.hasSuffix("NotAuthorized") }.count == 4, "\(names)")
         let c = try f.bus.connect()
-        #expect(try await mock!.calls(c, path: Self.authority).filter { $0.method == "CheckAuthorization" }.count == 4)
+        #expect(try await mock.calls(c, path: Self.authority).filter { $0.method == "CheckAuthorization" }.count == 4)
         // The daemon still answers at once.
-        #expect(try await f.property("Version") != nil)
+        #expect(try await f.managerProperty("Version") != nil)
     }
 }
 
@@ -136,7 +138,9 @@ struct HostileCallerTests {
 @Suite(.enabled(if: TestEnvironment.isRoot && TestEnvironment.hasTool("/usr/bin/setpriv"), "needs root (to run the impostor as nobody) and setpriv"))
 struct ImpostorNetworkManagerTests {
     @Test func nonRootOwnerOfNetworkManagersNameGetsNoSecrets() async throws {
-        let f = try await DaemonFixture()
+        let f = try await DaemonScenario(accessPoints: [])
+        // NetworkManager is gone (crashed, say), and another user's process takes its name.
+        try await f.stopNetworkManager()
         let script = """
             import dbus
             bus = dbus.bus.BusConnection('\(f.bus.address)')

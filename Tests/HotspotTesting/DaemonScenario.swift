@@ -89,6 +89,19 @@ extension DaemonScenarioParts {
                                    member: "Get", body: [.string(HotspotContract.interfaceInterface.rawValue), .string(name)]).first?.unwrapped
     }
 
+    /// Calls a method of the manager object as root (the client connection).
+    @discardableResult
+    public func manager(_ member: MemberName, _ body: [DBusValue] = [], timeout: Duration = .seconds(10)) async throws -> [DBusValue] {
+        try await core.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
+                                   interface: HotspotContract.managerInterface, member: member, body: body, timeout: timeout)
+    }
+
+    /// Runs a command on this bus as an unprivileged user (nobody, through setpriv), for
+    /// authorisation tests (they need root).
+    public func runAsNobody(_ arguments: [String]) async throws -> ManagedProcess.Result {
+        try await core.bus.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups"] + arguments)
+    }
+
     /// A property of the manager object.
     public func managerProperty(_ name: String) async throws -> DBusValue? {
         try await core.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
