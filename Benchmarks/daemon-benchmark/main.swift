@@ -31,13 +31,15 @@ func ms(_ d: Duration) -> Double { milliseconds(d) }
 func rssKiB(_ pid: Int32) -> Int { ProcessSample(pid: pid).rssKiB }
 
 var joins = 200
+var hops = false
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let a = args.next() {
     switch a {
     case "--joins": joins = Int(args.next() ?? "") ?? joins
     case "--tsv": break
+    case "--hops": hops = true
     case "-h", "--help":
-        say("usage: daemon-benchmark [--joins N] [--tsv]\n\nRuns hotspot-helperd (built beside this program) against a simulated NetworkManager and prints\njoin latency, evaluate decision time with many helpers, and the daemon's memory. --tsv prints the\nfigures as tab-separated figure, value, unit, baseline, baseline unit, ratio, goal lines.")
+        say("usage: daemon-benchmark [--joins N] [--tsv] [--hops]\n\nRuns hotspot-helperd (built beside this program) against a simulated NetworkManager and prints\njoin latency, evaluate decision time with many helpers, and the daemon's memory. --tsv prints the\nfigures as tab-separated figure, value, unit, baseline, baseline unit, ratio, goal lines.\n--hops runs only the joins, with the daemon and this program tracing every message they send\nand read (HOTSPOT_WIRE_TRACE), and prints when each of a join's messages was sent and read:\nwhere its time goes. Tracing costs each message a few microseconds.")
         exit(0)
     default: say("unknown option \(a); see --help"); exit(2)
     }
@@ -49,6 +51,18 @@ final class Keep: Sendable {
     func add(_ x: any Sendable) { items.withLock { $0.append(x) } }
 }
 let keep = Keep()
+/// The helpers' connections' unique names (for --hops).
+let helperConnections = Mutex<[String]>([])
+
+// --hops: this process's connections and the daemon's trace their messages (DBus's WireTrace,
+// which reads the variable when the first message is sent or read).
+let traceDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("daemon-benchmark-hops-\(getpid())")
+let tracePrefix = traceDirectory.appendingPathComponent("wire").path
+if hops {
+    try FileManager.default.createDirectory(at: traceDirectory, withIntermediateDirectories: true)
+    ExitCleanup.register(traceDirectory)
+    setenv("HOTSPOT_WIRE_TRACE", tracePrefix, 1)
+}
 
 let bus = try await PrivateBus()
 let nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
@@ -62,7 +76,8 @@ _ = try await nm.mockCall(c, path: nmPath, "AddAccessPoint", [.string(device), "
 try await nm.addDisconnect(c, device: device)
 try await nm.addAgentManager(c)
 let profile = try await nm.mockCall(c, path: nmPath, "AddWiFiConnection", [.string(device), "benchnet", "BenchNet", ""]).first?.string ?? ""
-let daemon = try await DaemonProcess.start(on: bus, settings: ["command-timeout": "5", "filter-interval": "5"], logLevel: "warning")
+let daemon = try await DaemonProcess.start(on: bus, settings: ["command-timeout": "5", "filter-interval": "5"], logLevel: "warning",
+                                           environment: hops ? ["HOTSPOT_WIRE_TRACE": tracePrefix] : [:])
 let pid = daemon.process.pid
 let iface = HotspotContract.interfacePath(1)
 while (try? await c.call(destination: HotspotContract.busName, path: iface, interface: "org.freedesktop.DBus.Peer", member: "Ping")) == nil {
@@ -116,6 +131,7 @@ func registerHelpers(_ n: Int, highFirst: Bool) async throws -> [HotspotHelper] 
     var helpers: [HotspotHelper] = []
     for i in 0..<n {
         let conn = try bus.connect()
+        helperConnections.withLock { $0.append(conn.uniqueName) }
         let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "H\(i)", identifier: "bench.\(n).\(i)",
                                                                                 commands: [.evaluate, .authenticate, .maintain, .logoff, .presentUI]),
                                                  connection: conn, handlerPath: try ObjectPath("/h\(i)")) { command in
@@ -189,6 +205,54 @@ let pingP50 = percentile(ping, 0.5)
 let pingBetweenP50 = percentile(pingBetween, 0.5)
 for h in instant { try await h.unregister() }
 instant = []
+
+if hops {
+    // The daemon writes its trace as it exits; this process's, now.
+    _ = await daemon.stop()
+    WireTrace.flush()
+    let files = try FileManager.default.contentsOfDirectory(at: traceDirectory, includingPropertiesForKeys: nil)
+    let roles = HopRoles(daemonPID: pid, benchmark: c.uniqueName, helper: helperConnections.withLock { $0.first ?? "" },
+                         interfacePath: iface.rawValue)
+    let (rows, traced) = hopTable(files: files, roles: roles)
+    say("")
+    say(String(format: "(a) %d joins with every message traced: join → authenticated p50 %.2f ms (%.2f ms in the traces); bare round trip p50 %.3f ms, between joins %.3f ms",
+               latencies.count, percentile(latencies, 0.5), median(traced) / 1000, pingP50, pingBetweenP50))
+    say("A join's messages, in µs since the observer read ACTIVATED (medians over the joins; the step is from the row above):")
+    say("      µs    step   ")
+    var previous: Double?
+    for row in rows {
+        let step = previous.map { String(format: "%+7.0f", row.median - $0) } ?? "       "
+        say(String(format: "%8.0f %@   %@", row.median, step, row.label))
+        previous = row.median
+    }
+    func at(_ label: String) -> Double? { rows.first { $0.label == label }?.median }
+    let legs: [(String, String, String)] = [
+        ("daemon → helper, evaluate", "daemon sends HandleCommand on /h0 #1", "helper reads HandleCommand on /h0 #1"),
+        ("helper → daemon, its answer", "helper sends a reply #1", "daemon reads a reply #1"),
+        ("daemon → helper, authenticate", "daemon sends HandleCommand on /h0 #2", "helper reads HandleCommand on /h0 #2"),
+        ("helper → daemon, its answer", "helper sends a reply #2", "daemon reads a reply #2"),
+        ("daemon → observer, State", "daemon sends PropertiesChanged on HotspotHelper/Interface/1 #3", "observer reads PropertiesChanged on HotspotHelper/Interface/1 #3"),
+    ]
+    say("")
+    say(String(format: "Through the bus (sent → read; half a bare round trip is %.0f µs):", pingP50 * 500))
+    for (name, from, to) in legs {
+        if let a = at(from), let b = at(to) { say("  " + name.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%6.0f µs", b - a)) }
+    }
+    let steps: [(String, String, String)] = [
+        ("daemon: ACTIVATED → evaluate", "daemon reads StateChanged on Devices/wlan0 #1", "daemon sends HandleCommand on /h0 #1"),
+        ("helper: evaluate → answer", "helper reads HandleCommand on /h0 #1", "helper sends a reply #1"),
+        ("daemon: answer → authenticate", "daemon reads a reply #1", "daemon sends HandleCommand on /h0 #2"),
+        ("helper: authenticate → answer", "helper reads HandleCommand on /h0 #2", "helper sends a reply #2"),
+        ("daemon: answer → State", "daemon reads a reply #2", "daemon sends PropertiesChanged on HotspotHelper/Interface/1 #3"),
+    ]
+    say("In a process (read → sent):")
+    for (name, from, to) in steps {
+        if let a = at(from), let b = at(to) { say("  " + name.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%6.0f µs", b - a)) }
+    }
+    nm.stop()
+    bus.stop()
+    exit(0)
+}
 
 // (b) evaluate decision time with N helpers, one silent, one high at once.
 var decision: [(Int, Double, Double)] = []

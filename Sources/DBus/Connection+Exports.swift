@@ -284,6 +284,7 @@ extension Connection {
             try Marshal.validateBody(values)
             let msg = try RawMessage.methodReturn(replySerial: serial, destination: sender)
             try Marshal.append(values, to: msg.pointer)
+            WireTrace.note("out", msg.pointer, on: uniqueName)
             _ = dbus_connection_send(conn, msg.pointer, nil)
         } catch {
             replyError(serial: serial, to: sender, name: DBusErrorName.failed, text: "internal error: invalid reply: \(error)")
@@ -292,6 +293,7 @@ extension Connection {
 
     func replyError(serial: UInt32, to sender: String, name: String, text: String) {
         guard let conn = raw, let msg = try? RawMessage.errorReply(replySerial: serial, destination: sender, name: name, text: text) else { return }
+        WireTrace.note("out", msg.pointer, on: uniqueName)
         _ = dbus_connection_send(conn, msg.pointer, nil)
     }
 }

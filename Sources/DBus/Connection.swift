@@ -257,6 +257,7 @@ public actor Connection {
     }
 
     private func route(_ raw: RawMessage) {
+        WireTrace.note("in", raw.pointer, on: uniqueName)
         let type = dbus_message_get_type(raw.pointer)
         let sender = dbus_message_get_sender(raw.pointer).map { String(cString: $0) } ?? ""
         if type == DBUS_MESSAGE_TYPE_SIGNAL {
@@ -417,6 +418,7 @@ public actor Connection {
         if interactive { dbus_message_set_allow_interactive_authorization(msg.pointer, 1) }
         try Marshal.append(body, to: msg.pointer)
         var serial: UInt32 = 0
+        WireTrace.note("out", msg.pointer, on: uniqueName)
         guard dbus_connection_send(conn, msg.pointer, &serial) != 0 else {
             throw DBusError.disconnected("out of memory while sending")
         }
@@ -434,6 +436,7 @@ public actor Connection {
         let msg = try RawMessage.signal(path: path, interface: interface, member: member)
         if let destination { _ = destination.rawValue.withCString { dbus_message_set_destination(msg.pointer, $0) } }
         try Marshal.append(body, to: msg.pointer)
+        WireTrace.note("out", msg.pointer, on: uniqueName)
         _ = dbus_connection_send(conn, msg.pointer, nil)
     }
 }

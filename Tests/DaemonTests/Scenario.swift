@@ -24,11 +24,12 @@ struct Scenario: DaemonScenarioParts {
                              AP(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03")]
 
     init(settings: [String: String] = [:], connectivity: [String: String]? = nil, accessPoints: [AP] = Scenario.defaultAPs,
-         stateDirectory: URL? = nil, prefix: [String] = [], bus existing: PrivateBus? = nil, mode: DaemonMode = .subprocess) async throws {
+         stateDirectory: URL? = nil, prefix: [String] = [], bus existing: PrivateBus? = nil, mode: DaemonMode = .subprocess,
+         environment: [String: String] = [:]) async throws {
         var s = ["command-timeout": "2", "filter-interval": "0.2", "maintain-interval": "300"]
         for (k, v) in settings { s[k] = v }
         core = try await DaemonScenario(accessPoints: accessPoints, settings: s, connectivity: connectivity, stateDirectory: stateDirectory,
-                                        prefix: prefix, bus: existing, mode: mode)
+                                        prefix: prefix, bus: existing, mode: mode, environment: environment)
     }
 
     /// Registers an in-process helper answering as scripted.

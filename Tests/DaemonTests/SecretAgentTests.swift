@@ -14,7 +14,10 @@ struct SecretAgentTests {
     static let password = "s3cret-passw0rd"
 
     @Test func networkManagerGetsTheHelpersPasswordAndNothingElseLeaks() async throws {
-        let s = try await Scenario()
+        // The daemon also traces its messages (daemon-benchmark --hops uses the trace): names
+        // and paths, never a body.
+        let trace = try ScratchDirectory("wire-trace")
+        let s = try await Scenario(environment: ["HOTSPOT_WIRE_TRACE": trace.appendingPathComponent("wire").path])
         let props = try await s.client.signals(matching: MatchRule(sender: HotspotContract.busName, interface: "org.freedesktop.DBus.Properties"))
         let signals = try await s.client.signals(matching: MatchRule(sender: HotspotContract.busName, interface: HotspotContract.managerInterface))
         let collected = SignalLog()
@@ -51,6 +54,14 @@ struct SecretAgentTests {
         let manager = try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
                                               member: "GetAll", body: [.string(HotspotContract.managerInterface.rawValue)])
         #expect(!"\(everything)\(manager)".contains(Self.password), "a property carried the password")
+        // The trace is written as the daemon exits: the secrets call and its answer are in it, the password is not.
+        #expect(await s.daemon.stop() == 0)
+        let traced = (try? String(contentsOf: trace.appendingPathComponent("wire.\(s.daemon.process.pid)"), encoding: .utf8)) ?? ""
+        let lines = traced.split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(lines.contains { $0.count == 7 && $0[3] == "in" && $0[4] == "1" && $0[5] == "GetSecrets" && $0[6] == "/org/freedesktop/NetworkManager/SecretAgent" },
+                "no GetSecrets call in the daemon's wire trace:\n\(traced.suffix(3000))")
+        #expect(lines.allSatisfy { $0.count == 7 }, "\(traced.suffix(3000))")
+        #expect(!traced.contains(Self.password), "the wire trace carried the password")
     }
 
     static func directArgs() throws -> [DBusValue] {

@@ -43,10 +43,11 @@ public final class DaemonProcess: Sendable {
     ///
     /// Without `connectivity` (the `[connectivity]` keys) the daemon neither probes nor starts its
     /// built-in helpers, so no test sends traffic anywhere by accident; tests that want them pass
-    /// probes pointing at a simulator.
+    /// probes pointing at a simulator. `environment` adds to the bus's variables (a subprocess only).
     public static func start(on bus: PrivateBus, settings: [String: String] = [:], connectivity: [String: String]? = nil,
                              stateDirectory: URL? = nil, logLevel: String = "debug",
-                             prefix: [String] = [], mode: DaemonMode = .subprocess) async throws -> DaemonProcess {
+                             prefix: [String] = [], mode: DaemonMode = .subprocess,
+                             environment: [String: String] = [:]) async throws -> DaemonProcess {
         let dir = stateDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-state-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         if stateDirectory == nil { ExitCleanup.register(dir) }
@@ -60,13 +61,14 @@ public final class DaemonProcess: Sendable {
         for (k, v) in (connectivity ?? ["enabled": "false"]).sorted(by: { $0.key < $1.key }) { text += "\(k)=\(v)\n" }
         try text.write(to: config, atomically: false, encoding: .utf8)
         if mode == .inProcess {
-            precondition(prefix.isEmpty, "a daemon in the test's process cannot run under a prefix command")
+            precondition(prefix.isEmpty && environment.isEmpty, "a daemon in the test's process has the test's environment and no prefix command")
             let daemon = try await InProcessDaemon.start(config: config, logLevel: logLevel, bus: bus)
             return DaemonProcess(subprocess: nil, inProcess: daemon, stateDirectory: dir, configPath: config, ownsStateDirectory: stateDirectory == nil)
         }
         let daemon = [TestKitPaths.product("hotspot-helperd").path, "--config", config.path, "--log-level", logLevel]
         let command = prefix + daemon
-        let p = try ManagedProcess.launch(command[0], Array(command.dropFirst()), environment: bus.environment, name: "hotspot-helperd")
+        let p = try ManagedProcess.launch(command[0], Array(command.dropFirst()), environment: bus.environment.merging(environment) { $1 },
+                                       name: "hotspot-helperd")
         do {
             try await bus.waitForName(busName)
         } catch {

@@ -23,10 +23,11 @@ public struct DaemonScenario: Sendable, DaemonScenarioParts {
     /// Starts the bus (or uses `existing`), NetworkManager with `accessPoints`, runs
     /// `beforeDaemon` (e.g. to add what the template lacks), starts the daemon with `settings`
     /// (`[daemon]` keys) and `connectivity` (`[connectivity]` keys; nil turns checks and the
-    /// built-in helpers off), and waits until it publishes wlan0.
+    /// built-in helpers off), and waits until it publishes wlan0. `environment` adds variables
+    /// to the daemon's (a subprocess's).
     public init(accessPoints: [MockAccessPoint], settings: [String: String] = [:], connectivity: [String: String]? = nil,
                 stateDirectory: URL? = nil, prefix: [String] = [], bus existing: PrivateBus? = nil, mode: DaemonMode = .subprocess,
-                beforeDaemon: (DBusMock, Connection) async throws -> Void = { _, _ in }) async throws {
+                environment: [String: String] = [:], beforeDaemon: (DBusMock, Connection) async throws -> Void = { _, _ in }) async throws {
         if let existing { bus = existing } else { bus = try await PrivateBus() }
         nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
         client = try bus.connect()
@@ -34,7 +35,7 @@ public struct DaemonScenario: Sendable, DaemonScenarioParts {
         try await beforeDaemon(nm, client)
         device = try await nm.setUpWiFi(client, accessPoints: accessPoints)
         daemon = try await DaemonProcess.start(on: bus, settings: settings, connectivity: connectivity, stateDirectory: stateDirectory, prefix: prefix,
-                                               mode: mode)
+                                               mode: mode, environment: environment)
         // Conditions on the daemon's log are woken by its lines.
         waiter.follow(daemon.changes)
         try await waitForInterface()
