@@ -1,7 +1,7 @@
 # Hotspot Helper for Linux — common tasks. `make help` lists them.
 SWIFT ?= swift
 
-.PHONY: help deps build test bench demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench order-file
+.PHONY: help deps build test bench bench-hops demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench order-file
 
 help:
 	@echo "make deps    install the Debian packages the build and the tests need (root)"
@@ -11,6 +11,7 @@ help:
 	@echo "make lab-bench  the lab's figures: ACTIVATED -> signed in -> connectivity full, with and without 50 ms netem"
 	@echo "make demo    the daemon against a simulated NetworkManager and an example helper, live"
 	@echo "make bench   run the benchmarks in release mode and print figures and ratios"
+	@echo "make bench-hops  where a join's time goes: every message of 300 joins traced in the daemon and the benchmark (release)"
 	@echo "make fuzz    the built-in fuzz driver on every target (FUZZ_SECONDS each, default 30)"
 	@echo "make fuzz-libfuzzer  coverage-guided fuzzing with libFuzzer + ASan (FUZZ_SECONDS each, default 60)"
 	@echo "make load    signal storm and 100+ helpers against the daemon (release): lag, memory, fds, threads"
@@ -51,6 +52,11 @@ bench: deps
 	.build/release/daemon-benchmark
 	.build/release/hotspot-portal-sim benchmark
 	.build/release/profiles-benchmark
+
+bench-hops: deps
+	$(SWIFT) build -c release --product hotspot-helperd
+	$(SWIFT) build -c release --product daemon-benchmark
+	.build/release/daemon-benchmark --joins 300 --hops
 
 # ---- The real-NetworkManager lab (issue 10, docs/LAB.md) ---------------------------------------
 # Boots QEMU guests (root only; skipped with the reason otherwise). LAB_ARGS: e.g. --keep, --only NAME.
