@@ -226,28 +226,30 @@ if hops {
         previous = row.median
     }
     func at(_ label: String) -> Double? { rows.first { $0.label == label }?.median }
-    let legs: [(String, String, String)] = [
-        ("daemon → helper, evaluate", "daemon sends HandleCommand on /h0 #1", "helper reads HandleCommand on /h0 #1"),
-        ("helper → daemon, its answer", "helper sends a reply #1", "daemon reads a reply #1"),
-        ("daemon → helper, authenticate", "daemon sends HandleCommand on /h0 #2", "helper reads HandleCommand on /h0 #2"),
-        ("helper → daemon, its answer", "helper sends a reply #2", "daemon reads a reply #2"),
-        ("daemon → observer, State", "daemon sends PropertiesChanged on HotspotHelper/Interface/1 #3", "observer reads PropertiesChanged on HotspotHelper/Interface/1 #3"),
+    let (command, announce, activated) = ("HandleCommand on /h0", "PropertiesChanged on \(shortPath(iface.rawValue))", "StateChanged on \(shortPath(device))")
+    let sections: [(title: String, spans: [(String, String, String)])] = [
+        (String(format: "Through the bus (sent → read; half a bare round trip is %.0f µs):", pingP50 * 500), [
+            ("daemon → helper, evaluate", "daemon sends \(command) #1", "helper reads \(command) #1"),
+            ("helper → daemon, its answer", "helper sends a reply #1", "daemon reads a reply #1"),
+            ("daemon → helper, authenticate", "daemon sends \(command) #2", "helper reads \(command) #2"),
+            ("helper → daemon, its answer", "helper sends a reply #2", "daemon reads a reply #2"),
+            ("daemon → observer, State", "daemon sends \(announce) #3", "observer reads \(announce) #3"),
+        ]),
+        ("In a process (read → sent):", [
+            ("daemon: ACTIVATED → evaluate", "daemon reads \(activated) #1", "daemon sends \(command) #1"),
+            ("helper: evaluate → answer", "helper reads \(command) #1", "helper sends a reply #1"),
+            ("daemon: answer → authenticate", "daemon reads a reply #1", "daemon sends \(command) #2"),
+            ("helper: authenticate → answer", "helper reads \(command) #2", "helper sends a reply #2"),
+            ("daemon: answer → State", "daemon reads a reply #2", "daemon sends \(announce) #3"),
+        ]),
     ]
-    say("")
-    say(String(format: "Through the bus (sent → read; half a bare round trip is %.0f µs):", pingP50 * 500))
-    for (name, from, to) in legs {
-        if let a = at(from), let b = at(to) { say("  " + name.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%6.0f µs", b - a)) }
-    }
-    let steps: [(String, String, String)] = [
-        ("daemon: ACTIVATED → evaluate", "daemon reads StateChanged on Devices/wlan0 #1", "daemon sends HandleCommand on /h0 #1"),
-        ("helper: evaluate → answer", "helper reads HandleCommand on /h0 #1", "helper sends a reply #1"),
-        ("daemon: answer → authenticate", "daemon reads a reply #1", "daemon sends HandleCommand on /h0 #2"),
-        ("helper: authenticate → answer", "helper reads HandleCommand on /h0 #2", "helper sends a reply #2"),
-        ("daemon: answer → State", "daemon reads a reply #2", "daemon sends PropertiesChanged on HotspotHelper/Interface/1 #3"),
-    ]
-    say("In a process (read → sent):")
-    for (name, from, to) in steps {
-        if let a = at(from), let b = at(to) { say("  " + name.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%6.0f µs", b - a)) }
+    for section in sections {
+        say("")
+        say(section.title)
+        for (name, from, to) in section.spans {
+            guard let a = at(from), let b = at(to) else { say("  \(name): not in most joins' traces"); continue }
+            say("  " + name.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%6.0f µs", b - a))
+        }
     }
     nm.stop()
     bus.stop()
