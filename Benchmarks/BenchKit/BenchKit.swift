@@ -54,8 +54,10 @@ public func note(_ text: String) { FileHandle.standardError.write(Data((text + "
 
 public func milliseconds(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
 
-/// The `p`-quantile (0…1) by rank; NaN for no values.
+/// The `p`-quantile (0…1) by rank; NaN for no values. A percentage (99) is refused: it used to
+/// read as the maximum (the flood's "p99" was its worst call until 2026-11-24).
 public func percentile(_ values: [Double], _ p: Double) -> Double {
+    precondition((0...1).contains(p), "percentile takes a fraction (0.99), not a percentage (\(p))")
     let s = values.sorted()
     return s.isEmpty ? .nan : s[min(s.count - 1, Int(Double(s.count) * p))]
 }

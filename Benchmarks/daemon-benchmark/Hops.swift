@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // daemon-benchmark --hops: where a join's time goes, message by message, from the wire traces
 // (DBus's WireTrace) of the daemon and of this process (the helper and the observer).
+import BenchKit
 import Foundation
 
 /// One line of a wire trace.
@@ -31,7 +32,7 @@ struct HopRoles {
 /// The messages of each join, from the observer's ask to join to its reading `authenticated` (the
 /// third PropertiesChanged of the interface it reads after ACTIVATED), labelled, with times in µs
 /// since the observer read ACTIVATED.
-func hopTable(files: [URL], roles: HopRoles) -> (rows: [(label: String, median: Double, count: Int)], joins: [Double]) {
+func hopTable(files: [URL], roles: HopRoles) -> (rows: [(label: String, median: Double)], joins: [Double]) {
     var events: [WireEvent] = []
     for f in files {
         guard let text = try? String(contentsOf: f, encoding: .utf8) else { continue }
@@ -74,12 +75,12 @@ func hopTable(files: [URL], roles: HopRoles) -> (rows: [(label: String, median: 
         }
         i = end + 1
     }
-    let rows = order.compactMap { label -> (String, Double, Int)? in
+    let rows = order.compactMap { label -> (label: String, median: Double)? in
         let values = offsets[label]!
         // Only what happens in most joins (a save, a log line's message, is noise here).
         guard values.count * 2 > joins.count else { return nil }
-        return (label, median(values), values.count)
-    }.sorted { $0.1 < $1.1 }
+        return (label, percentile(values, 0.5))
+    }.sorted { $0.median < $1.median }
     return (rows, joins)
 }
 
@@ -87,9 +88,4 @@ func hopTable(files: [URL], roles: HopRoles) -> (rows: [(label: String, median: 
 func shortPath(_ path: String) -> String {
     let prefix = "/org/freedesktop/NetworkManager/"
     return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
-}
-
-func median(_ values: [Double]) -> Double {
-    let s = values.sorted()
-    return s.isEmpty ? 0 : s[s.count / 2]
 }

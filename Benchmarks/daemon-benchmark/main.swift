@@ -216,7 +216,7 @@ if hops {
     let (rows, traced) = hopTable(files: files, roles: roles)
     say("")
     say(String(format: "(a) %d joins with every message traced: join → authenticated p50 %.2f ms (%.2f ms in the traces); bare round trip p50 %.3f ms, between joins %.3f ms",
-               latencies.count, percentile(latencies, 0.5), median(traced) / 1000, pingP50, pingBetweenP50))
+               latencies.count, percentile(latencies, 0.5), percentile(traced, 0.5) / 1000, pingP50, pingBetweenP50))
     say("A join's messages, in µs since the observer read ACTIVATED (medians over the joins; the step is from the row above):")
     say("      µs    step   ")
     var previous: Double?

@@ -54,7 +54,8 @@ struct SecretAgentTests {
         let manager = try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
                                               member: "GetAll", body: [.string(HotspotContract.managerInterface.rawValue)])
         #expect(!"\(everything)\(manager)".contains(Self.password), "a property carried the password")
-        // The trace is written as the daemon exits: the secrets call and its answer are in it, the password is not.
+        // The trace is written as the daemon exits: NetworkManager's secrets call is in it, the
+        // password (the body of the daemon's answer) is not.
         #expect(await s.daemon.stop() == 0)
         let traced = (try? String(contentsOf: trace.appendingPathComponent("wire.\(s.daemon.process.pid)"), encoding: .utf8)) ?? ""
         let lines = traced.split(separator: "\n").map { $0.split(separator: " ") }
