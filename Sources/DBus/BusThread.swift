@@ -10,7 +10,9 @@ import Synchronization
 /// to poll and for how long, and what to do when it is ready. Both run on the bus thread.
 protocol BusThreadClient: AnyObject, Sendable {
     func pollPlan() -> BusThread.PollPlan
-    func ioReady(revents: Int16)
+    /// `revents` for the connection's descriptor; `extra` are the plan's other descriptors with
+    /// theirs (peer links, `Connection+PeerLinks.swift`).
+    func ioReady(revents: Int16, extra: [pollfd])
 }
 
 /// One OS thread that owns a libdbus connection and is the serial executor of its actor
@@ -25,6 +27,8 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
         var events: Int16
         /// Milliseconds, or -1 for no limit.
         var timeout: Int32
+        /// Other descriptors to watch (the connection's peer links); usually none.
+        var extra: [pollfd] = []
     }
 
     /// A job of the connection's actor, or one of the program's global executor that this
@@ -203,18 +207,20 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
             let plan = client?.pollPlan() ?? PollPlan(fd: -1, events: 0, timeout: -1)
             fds[1] = pollfd(fd: plan.fd, events: plan.events, revents: 0)
             fds[0].revents = 0
+            if fds.count > 2 { fds.removeSubrange(2...) }
+            fds.append(contentsOf: plan.extra)
             // Sleep only when nothing is queued; enqueue() wakes us through the eventfd.
             let mayBlock = queue.withLock { q -> Bool in
                 if q.jobs.isEmpty && !q.stopping { q.sleeping = true; return true }
                 return false
             }
-            let rc = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, 2, mayBlock ? plan.timeout : 0) }
+            let rc = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), mayBlock ? plan.timeout : 0) }
             if mayBlock { queue.withLock { $0.sleeping = false } }
             if rc > 0 && fds[0].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while read(wakeFD, &drain, 64) == 64 {}
             }
-            client?.ioReady(revents: rc > 0 ? fds[1].revents : 0)
+            client?.ioReady(revents: rc > 0 ? fds[1].revents : 0, extra: rc > 0 && fds.count > 2 ? Array(fds[2...]) : [])
         }
         // Give the global jobs back to the workers, then run what came meanwhile.
         if queue.withLock({ $0.hosting }) { _ = hh_executor_set_host(nil, nil) }

@@ -279,6 +279,18 @@ extension Connection {
     }
 
     func replyNow(serial: UInt32, to sender: String, _ values: [DBusValue]) {
+        if let link = links[sender] {
+            // A call read from a peer link is answered there.
+            do {
+                try Marshal.validateBody(values)
+                let msg = try RawMessage.methodReturn(replySerial: serial, destination: "")
+                try Marshal.append(values, to: msg.pointer)
+                _ = try sendOnLink(link, msg)
+            } catch {
+                replyError(serial: serial, to: sender, name: DBusErrorName.failed, text: "internal error: invalid reply: \(error)")
+            }
+            return
+        }
         guard let conn = raw else { return }
         do {
             try Marshal.validateBody(values)
@@ -292,6 +304,12 @@ extension Connection {
     }
 
     func replyError(serial: UInt32, to sender: String, name: String, text: String) {
+        if let link = links[sender] {
+            if let msg = try? RawMessage.errorReply(replySerial: serial, destination: "", name: name, text: text) {
+                _ = try? sendOnLink(link, msg)
+            }
+            return
+        }
         guard let conn = raw, let msg = try? RawMessage.errorReply(replySerial: serial, destination: sender, name: name, text: text) else { return }
         WireTrace.note("out", msg.pointer, on: uniqueName)
         _ = dbus_connection_send(conn, msg.pointer, nil)

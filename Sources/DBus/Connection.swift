@@ -44,15 +44,15 @@ public actor Connection {
     /// reference to the actor exists, so no job can touch the connection concurrently.
     private nonisolated(unsafe) var rawForDeinit: OpaquePointer?
     private var fd: Int32 = -1
-    private var disconnectReason: String?
+    var disconnectReason: String?
     private var disconnectWaiters: [CheckedContinuation<String, Never>] = []
 
-    private enum ReplyHandler {
+    enum ReplyHandler {
         case continuation(CheckedContinuation<Message, any Error>)
         case callback((isolated Connection, Result<Message, DBusError>) -> Void)
     }
 
-    private struct Pending {
+    struct Pending {
         var handler: ReplyHandler
         var deadline: ContinuousClock.Instant
         var timeout: Duration
@@ -60,7 +60,7 @@ public actor Connection {
         var destination: String
     }
 
-    private var pending: [UInt32: Pending] = [:]
+    var pending: [UInt32: Pending] = [:]
     private var deadlines = DeadlineHeap()
 
     /// The subscribers of one match rule. A class: every signal read is matched against every
@@ -81,6 +81,13 @@ public actor Connection {
     var trackedOwnerSubscriptions: [BusName: (key: String, id: UInt64)] = [:]
 
     var objects: [ObjectPath: [DBusInterface]] = [:]
+
+    /// Peer links by name (`Connection+PeerLinks.swift`), and the number the next one gets.
+    var links: [String: PeerLink] = [:]
+    var linksOpened = 0
+    /// Serials of messages sent on links, from the upper half of the range (libdbus numbers the
+    /// bus's from 1), so a call on a link and one on the bus never share an entry in `pending`.
+    var nextLinkSerial: UInt32 = PeerLink.firstSerial
 
     // MARK: - Opening and closing
 
@@ -174,6 +181,7 @@ public actor Connection {
         for (_, p) in failed { complete(p.handler, .failure(.disconnected(reason))) }
         for (_, sub) in subscriptions { for (_, c) in sub.streams { c.finish() } }
         subscriptions.removeAll()
+        for name in Array(links.keys) { closePeerLink(name, reason: "this process's bus connection ended") }
         trackedOwners.removeAll()
         for w in disconnectWaiters { w.resume(returning: reason) }
         disconnectWaiters.removeAll()
@@ -188,8 +196,8 @@ public actor Connection {
         func pollPlan() -> BusThread.PollPlan {
             connection?.assumeIsolated { $0.pollPlan() } ?? .init(fd: -1, events: 0, timeout: -1)
         }
-        func ioReady(revents: Int16) {
-            connection?.assumeIsolated { $0.ioReady(revents: revents) }
+        func ioReady(revents: Int16, extra: [pollfd]) {
+            connection?.assumeIsolated { $0.ioReady(revents: revents, extra: extra) }
         }
     }
 
@@ -203,10 +211,11 @@ public actor Connection {
         guard let conn = raw else { return .init(fd: -1, events: 0, timeout: timeout) }
         var events = Int16(POLLIN)
         if dbus_connection_has_messages_to_send(conn) != 0 { events |= Int16(POLLOUT) }
-        return .init(fd: fd, events: events, timeout: timeout)
+        return .init(fd: fd, events: events, timeout: timeout, extra: links.isEmpty ? [] : linkPollEntries())
     }
 
-    private func ioReady(revents: Int16) {
+    private func ioReady(revents: Int16, extra: [pollfd]) {
+        for entry in extra where entry.revents != 0 { serviceLink(fd: entry.fd, revents: entry.revents) }
         if let conn = raw {
             if revents != 0 { readAvailable(conn) }
             while let conn = raw, let m = dbus_connection_pop_message(conn) {
@@ -249,26 +258,40 @@ public actor Connection {
         }
     }
 
-    private func complete(_ handler: ReplyHandler, _ result: Result<Message, DBusError>) {
+    func complete(_ handler: ReplyHandler, _ result: Result<Message, DBusError>) {
         switch handler {
         case .continuation(let c): c.resume(with: result.mapError { $0 as any Error })
         case .callback(let f): f(self, result)
         }
     }
 
-    private func route(_ raw: RawMessage) {
+    /// Handles one message read from the bus, or from a peer link (`link`; its sender is then
+    /// the link's name, set as it was read).
+    func route(_ raw: RawMessage, link: PeerLink? = nil) {
         WireTrace.note("in", raw.pointer, on: uniqueName)
         let type = dbus_message_get_type(raw.pointer)
         let sender = dbus_message_get_sender(raw.pointer).map { String(cString: $0) } ?? ""
         if type == DBUS_MESSAGE_TYPE_SIGNAL {
-            if !routeSignal(raw, sender: sender) { intake.unsolicitedSignals += 1 }
+            if link != nil || !routeSignal(raw, sender: sender) { intake.unsolicitedSignals += 1 }
+            return
+        }
+        if let link, type == DBUS_MESSAGE_TYPE_METHOD_CALL, !link.acceptsCalls {
+            if dbus_message_get_no_reply(raw.pointer) == 0 {
+                replyError(serial: dbus_message_get_serial(raw.pointer), to: sender, name: DBusErrorName.accessDenied,
+                           text: "this link carries no method calls to this process")
+            }
             return
         }
         let isReply = type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR
         if isReply {
             let replySerial = dbus_message_get_reply_serial(raw.pointer)
             guard let p = pending[replySerial] else { return }
-            guard replyIsFromCallee(sender, destination: p.destination) else {
+            // A reply read from a link answers only a call made on that link, and a call made on
+            // a link is answered only there: a peer on a link cannot answer a call to the bus
+            // (polkit's, say) by guessing its serial.
+            let fromCallee = link.map { p.destination == $0.name }
+                ?? (!PeerLink.isLinkName(p.destination) && replyIsFromCallee(sender, destination: p.destination))
+            guard fromCallee else {
                 // Someone guessed a serial: the real reply may still come.
                 intake.forgedReplies += 1
                 return
@@ -359,11 +382,22 @@ public actor Connection {
         return reply
     }
 
+    /// Like ``callNow(destination:path:interface:member:body:timeout:)``, over the peer link
+    /// named `link` (``adoptPeerLink(_:acceptsCalls:maximumMessageSize:onClose:)``) instead of
+    /// the bus. When the link closes first, the call fails with ``DBusError/disconnected(_:)``.
+    public nonisolated func callNow(link: String, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+                                    body: [DBusValue] = [], timeout: Duration = .seconds(25)) -> PendingReply {
+        let reply = PendingReply(connection: self, destination: nil, path: path, interface: interface, member: member,
+                                 body: body, timeout: timeout, link: link)
+        if isOnConnectionThread { assumeIsolated { $0.start(reply) } }
+        return reply
+    }
+
     func start(_ reply: PendingReply) {
         guard let call = reply.take() else { return }
         do { try Marshal.validateBody(call.body) } catch { return reply.fulfill(.failure(error)) }
         if let serial = callWithCallback(destination: call.destination, path: call.path, interface: call.interface, member: call.member,
-                                         body: call.body, timeout: call.timeout, { _, result in reply.fulfill(result) }) {
+                                         body: call.body, timeout: call.timeout, link: call.link, { _, result in reply.fulfill(result) }) {
             reply.sent(serial)
         }
     }
@@ -393,13 +427,14 @@ public actor Connection {
     /// returns its serial, or nil when it could not be sent (the callback has the error).
     @discardableResult
     func callWithCallback(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
-                                  body: [DBusValue], timeout: Duration = .seconds(25),
+                                  body: [DBusValue], timeout: Duration = .seconds(25), link: String? = nil,
                                   _ callback: @escaping (isolated Connection, Result<Message, DBusError>) -> Void) -> UInt32? {
         do {
-            let serial = try send(destination: destination, path: path, interface: interface, member: member, body: body, autoStart: true)
+            let serial = try send(destination: destination, path: path, interface: interface, member: member, body: body,
+                                  autoStart: true, link: link)
             let deadline = ContinuousClock.now.advanced(by: timeout)
             pending[serial] = Pending(handler: .callback(callback), deadline: deadline, timeout: timeout,
-                                      member: member.rawValue, destination: destination?.rawValue ?? "(none)")
+                                      member: member.rawValue, destination: link ?? destination?.rawValue ?? "(none)")
             insertDeadline(deadline, serial)
             return serial
         } catch let error as DBusError {
@@ -411,7 +446,13 @@ public actor Connection {
     }
 
     private func send(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
-                      body: [DBusValue], autoStart: Bool, interactive: Bool = false) throws -> UInt32 {
+                      body: [DBusValue], autoStart: Bool, interactive: Bool = false, link: String? = nil) throws -> UInt32 {
+        if let link {
+            guard let peer = links[link] else { throw DBusError.disconnected("the peer link \(link) is closed") }
+            let msg = try RawMessage.methodCall(destination: nil, path: path, interface: interface, member: member)
+            try Marshal.append(body, to: msg.pointer)
+            return try sendOnLink(peer, msg)
+        }
         guard let conn = raw else { throw DBusError.disconnected(disconnectReason ?? "closed") }
         let msg = try RawMessage.methodCall(destination: destination, path: path, interface: interface, member: member)
         if !autoStart { dbus_message_set_auto_start(msg.pointer, 0) }

@@ -10,6 +10,8 @@ public final class PendingReply: Sendable {
         let member: MemberName
         let body: [DBusValue]
         let timeout: Duration
+        /// The peer link it goes over, or nil for the bus.
+        let link: String?
     }
 
     private struct State {
@@ -23,9 +25,10 @@ public final class PendingReply: Sendable {
     private let state: Mutex<State>
 
     init(connection: Connection, destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
-                     body: [DBusValue], timeout: Duration) {
+                     body: [DBusValue], timeout: Duration, link: String? = nil) {
         self.connection = connection
-        state = Mutex(State(call: Call(destination: destination, path: path, interface: interface, member: member, body: body, timeout: timeout)))
+        state = Mutex(State(call: Call(destination: destination, path: path, interface: interface, member: member, body: body,
+                                       timeout: timeout, link: link)))
     }
 
     /// The call to send, once.

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One end of a peer-to-peer D-Bus link: a connected stream socket carrying D-Bus messages with
+/// no bus between the two processes (the specification's peer-to-peer mode), served by the
+/// connection's own thread, so a message read from it is handled as a bus message is, with no
+/// hand-off between threads.
+///
+/// The two processes agree on a link over the bus: one makes a socket pair and hands one end to
+/// the other in a method reply (a `h` value), so who may use the link was decided by the bus's
+/// policy and the handing process's checks. Messages are framed as on the bus (libdbus's
+/// `dbus_message_marshal` and `dbus_message_demarshal`); a link carries method calls and replies,
+/// not signals or descriptors. Lives on the connection's thread.
+final class PeerLink {
+    /// The sender given to every message read from the link: a unique-name form no bus hands
+    /// out (buses number theirs `:1.N`), so a reply is sent back on the link it came from.
+    let name: String
+    let fd: Int32
+    let acceptsCalls: Bool
+    let maximumMessageSize: Int
+    let onClose: @Sendable (String) -> Void
+    var inbox: [UInt8] = []
+    var outbox: [UInt8] = []
+    /// How much of `outbox` is written already.
+    var written = 0
+
+    static let namePrefix = ":peer-link."
+    static let firstSerial: UInt32 = 0x8000_0000
+    /// What a link may hold unwritten before it counts as stalled and is closed.
+    static let maximumUnwritten = 4 << 20
+
+    static func isLinkName(_ name: String) -> Bool { name.hasPrefix(namePrefix) }
+
+    init(name: String, fd: Int32, acceptsCalls: Bool, maximumMessageSize: Int, onClose: @escaping @Sendable (String) -> Void) {
+        self.name = name
+        self.fd = fd
+        self.acceptsCalls = acceptsCalls
+        self.maximumMessageSize = maximumMessageSize
+        self.onClose = onClose
+    }
+
+    deinit { close(fd) }
+}
+
+extension Connection {
+    /// A connected pair of stream sockets (close-on-exec) for a peer link: adopt one end with
+    /// ``adoptPeerLink(_:acceptsCalls:maximumMessageSize:onClose:)`` and hand the other to the
+    /// peer as a `.unixFD` value.
+    public static func socketPair() throws -> (FileDescriptor, FileDescriptor) {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw DBusError.invalidValue("socketpair failed: \(String(cString: strerror(errno)))")
+        }
+        return (FileDescriptor(fds[0], owned: true), FileDescriptor(fds[1], owned: true))
+    }
+
+    /// Serves a peer link on this connection's thread, over a copy of `descriptor` (a connected
+    /// Unix stream socket). Returns the link's name: the sender of every message read from it,
+    /// and what ``callNow(link:path:interface:member:body:timeout:)`` takes. Method calls read
+    /// from it go to the exported objects and are answered on it when `acceptsCalls`, and are
+    /// refused (AccessDenied) otherwise. A message over `maximumMessageSize` bytes, bytes that
+    /// are not a D-Bus message, the peer closing its end, or more than 4 MiB it does not read
+    /// close the link: its pending calls fail and `onClose` is called once, with the reason.
+    public func adoptPeerLink(_ descriptor: FileDescriptor, acceptsCalls: Bool, maximumMessageSize: Int = 1 << 20,
+                              onClose: @escaping @Sendable (String) -> Void) throws -> String {
+        guard raw != nil else { throw DBusError.disconnected(disconnectReason ?? "closed") }
+        var type: Int32 = 0, domain: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor.rawValue, SOL_SOCKET, SO_TYPE, &type, &size) == 0, type == Int32(SOCK_STREAM.rawValue),
+              getsockopt(descriptor.rawValue, SOL_SOCKET, SO_DOMAIN, &domain, &size) == 0, domain == AF_UNIX else {
+            throw DBusError.invalidValue("a peer link needs a connected Unix stream socket")
+        }
+        let fd = fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 3)
+        guard fd >= 0 else { throw DBusError.invalidValue("cannot keep the link's socket: \(String(cString: strerror(errno)))") }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        linksOpened += 1
+        let link = PeerLink(name: "\(PeerLink.namePrefix)\(linksOpened)", fd: fd, acceptsCalls: acceptsCalls,
+                            maximumMessageSize: maximumMessageSize, onClose: onClose)
+        links[link.name] = link
+        return link.name
+    }
+
+    /// Closes a peer link: its pending calls fail with ``DBusError/disconnected(_:)`` and its
+    /// `onClose` is called with `reason`. Nothing happens for a link already closed.
+    public func closePeerLink(_ name: String, reason: String = "closed by this process") {
+        guard let link = links.removeValue(forKey: name) else { return }
+        let failed = pending.filter { $0.value.destination == name }
+        for (serial, p) in failed {
+            pending[serial] = nil
+            complete(p.handler, .failure(.disconnected("the peer link closed: \(reason)")))
+        }
+        link.onClose(reason)
+    }
+
+    /// Whether the link named `name` is open.
+    public func isPeerLinkOpen(_ name: String) -> Bool { links[name] != nil }
+
+    func linkPollEntries() -> [pollfd] {
+        links.values.map { pollfd(fd: $0.fd, events: Int16(POLLIN) | ($0.outbox.isEmpty ? 0 : Int16(POLLOUT)), revents: 0) }
+    }
+
+    /// Numbers, marshals and queues `message` on `link`, writing what the socket takes now.
+    func sendOnLink(_ link: PeerLink, _ message: RawMessage) throws -> UInt32 {
+        let serial = nextLinkSerial
+        repeat {
+            nextLinkSerial = nextLinkSerial == UInt32.max ? PeerLink.firstSerial : nextLinkSerial + 1
+        } while pending[nextLinkSerial] != nil
+        dbus_message_set_serial(message.pointer, serial)
+        var bytes: UnsafeMutablePointer<CChar>?
+        var length: Int32 = 0
+        guard dbus_message_marshal(message.pointer, &bytes, &length) != 0, let bytes else {
+            throw DBusError.invalidValue("out of memory while marshalling a message for a peer link")
+        }
+        WireTrace.note("out", message.pointer, on: uniqueName)
+        bytes.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+            link.outbox.append(contentsOf: UnsafeBufferPointer(start: $0, count: Int(length)))
+        }
+        dbus_free(bytes)
+        flushLink(link)
+        guard links[link.name] != nil else { throw DBusError.disconnected("the peer link closed while sending") }
+        return serial
+    }
+
+    private func flushLink(_ link: PeerLink) {
+        while link.written < link.outbox.count {
+            let n = link.outbox.withUnsafeBytes { buf in
+                Glibc.send(link.fd, buf.baseAddress! + link.written, buf.count - link.written, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 { link.written += n; continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            if n < 0 && errno == EINTR { continue }
+            return closePeerLink(link.name, reason: "writing failed: \(String(cString: strerror(errno)))")
+        }
+        if link.written == link.outbox.count {
+            link.outbox.removeAll(keepingCapacity: link.outbox.count <= 65_536)
+            link.written = 0
+        } else if link.outbox.count - link.written > PeerLink.maximumUnwritten {
+            closePeerLink(link.name, reason: "the peer stopped reading (over \(PeerLink.maximumUnwritten >> 20) MiB unwritten)")
+        }
+    }
+
+    /// Reads what the link's socket holds and handles every whole message in it.
+    func serviceLink(fd: Int32, revents: Int16) {
+        guard let link = links.values.first(where: { $0.fd == fd }) else { return }
+        if revents & Int16(POLLOUT) != 0 { flushLink(link) }
+        guard links[link.name] != nil, revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 else { return }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var rounds = 0
+        while rounds < 64 {
+            rounds += 1
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                link.inbox.append(contentsOf: chunk[0..<n])
+                if !handleInbox(link) { return }
+                if n < chunk.count { break }
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            return closePeerLink(link.name, reason: n == 0 ? "the peer closed it" : "reading failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Handles the whole messages at the front of the inbox; false when the link was closed.
+    private func handleInbox(_ link: PeerLink) -> Bool {
+        var start = 0
+        defer { if links[link.name] != nil, start > 0 { link.inbox.removeSubrange(0..<start) } }
+        while link.inbox.count - start >= 16 {
+            let needed = link.inbox.withUnsafeBytes { buf in
+                Int(dbus_message_demarshal_bytes_needed(buf.baseAddress!.assumingMemoryBound(to: CChar.self) + start, Int32(buf.count - start)))
+            }
+            guard needed >= 0, needed <= link.maximumMessageSize else {
+                closePeerLink(link.name, reason: needed < 0 ? "the peer sent bytes that are not a D-Bus message"
+                                                      : "the peer sent a message of \(needed) bytes (at most \(link.maximumMessageSize))")
+                return false
+            }
+            guard needed > 0, link.inbox.count - start >= needed else { break }
+            let err = DBusErrorStruct()
+            let message = link.inbox.withUnsafeBytes { buf in
+                dbus_message_demarshal(buf.baseAddress!.assumingMemoryBound(to: CChar.self) + start, Int32(needed), &err.raw)
+            }
+            start += needed
+            guard let message else {
+                closePeerLink(link.name, reason: "the peer sent an invalid D-Bus message (\(err.takeMessage() ?? "unknown error"))")
+                return false
+            }
+            let raw = RawMessage(owning: message)
+            // The sender is the link, whatever the peer wrote in the header.
+            _ = link.name.withCString { dbus_message_set_sender(message, $0) }
+            route(raw, link: link)
+            guard links[link.name] != nil else { return false }
+        }
+        return true
+    }
+}

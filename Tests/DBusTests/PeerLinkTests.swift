@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+import CDBus
+import DBus
+import Foundation
+import HotspotTesting
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// Peer links (`Connection+PeerLinks.swift`): one end handed over the real bus in a method reply,
+/// calls and replies on the link, and a peer on the link that misbehaves.
+@Suite(.enabled(if: TestEnvironment.hasDBusDaemon, "needs /usr/bin/dbus-daemon (apt-get install dbus)"))
+struct PeerLinkTests {
+    /// Records why a link closed.
+    final class Closed: Sendable {
+        let reasons = Mutex<[String]>([])
+        let count = Counter()
+        func callback() -> @Sendable (String) -> Void {
+            { reason in self.reasons.withLock { $0.append(reason) }; self.count.add() }
+        }
+        var first: String? { reasons.withLock { $0.first } }
+    }
+
+    /// The handing side ("daemon") exports `OpenLink`, which makes a socket pair, serves one end
+    /// (no calls accepted) and returns the other over the bus; the receiving side ("helper")
+    /// serves that end with the test object exported.
+    struct Linked {
+        let fixture: BusFixture
+        let daemonLink: String
+        let helperLink: String
+        let daemonClosed = Closed()
+        let helperClosed = Closed()
+
+        init(daemonMaximum: Int = 1 << 20) async throws {
+            fixture = try await BusFixture()
+            let daemon = fixture.client, helper = fixture.server
+            let made = Mutex<String?>(nil)
+            let closed = daemonClosed
+            try await daemon.export([DBusInterface("org.example.Linker", methods: [
+                DBusMethod("OpenLink", outputs: [DBusArgument("link", "h")]) { _ in
+                    let (mine, theirs) = try Connection.socketPair()
+                    let name = try await daemon.adoptPeerLink(mine, acceptsCalls: false, maximumMessageSize: daemonMaximum,
+                                                              onClose: closed.callback())
+                    made.withLock { $0 = name }
+                    return [.unixFD(theirs)]
+                },
+            ])], at: "/linker")
+            let reply = try await helper.call(destination: BusName(daemon.uniqueName), path: "/linker", interface: "org.example.Linker",
+                                              member: "OpenLink")
+            guard case .unixFD(let fd)? = reply.first else { throw TestKitError.startFailed("OpenLink returned \(reply)") }
+            helperLink = try await helper.adoptPeerLink(fd, acceptsCalls: true, onClose: helperClosed.callback())
+            daemonLink = try #require(made.withLock { $0 })
+        }
+
+        func callHelper(_ member: MemberName, _ body: [DBusValue] = [], timeout: Duration = .seconds(10)) async throws -> [DBusValue] {
+            try await fixture.client.callNow(link: daemonLink, path: TestObject.path, interface: TestObject.interface, member: member,
+                                             body: body, timeout: timeout).body()
+        }
+    }
+
+    @Test func valuesCrossALinkHandedOverTheBusIntact() async throws {
+        let l = try await Linked()
+        var gen = ValueGenerator(seed: 0x11A)
+        for i in 0..<200 {
+            let v = gen.value()
+            let back = try await l.callHelper("Echo", [.variant(v)])
+            #expect(back == [.variant(v)], "case \(i): \(v)")
+        }
+        // The handler sees the link as the caller: the link's name, not a bus name anyone can take.
+        let who = try await l.callHelper("WhoAmI")
+        #expect(who == [.string(l.helperLink)])
+        #expect(l.helperLink.hasPrefix(":peer-link.") && l.helperLink != l.fixture.client.uniqueName)
+        // Errors come back with their names.
+        await #expect { try await l.callHelper("Fail") } throws: { $0.dbusName == "org.example.Test.Error.Scripted" }
+        // Nothing of this went through the bus: the bus-side caller count is untouched.
+        #expect(l.daemonClosed.first == nil && l.helperClosed.first == nil)
+    }
+
+    @Test func aSideThatTakesNoCallsRefusesThemOnTheLink() async throws {
+        let l = try await Linked()
+        // The helper side calls the daemon side over the link: refused, and the link stays.
+        let reply = l.fixture.server.callNow(link: l.helperLink, path: "/linker", interface: "org.example.Linker", member: "OpenLink")
+        await #expect { try await reply.body() } throws: { $0.dbusName == DBusErrorName.accessDenied }
+        #expect(try await l.callHelper("Echo", [.variant(.uint32(3))]) == [.variant(.uint32(3))])
+    }
+
+    @Test func aPeerClosingItsEndFailsTheCallsWaitingOnIt() async throws {
+        let l = try await Linked()
+        let started = ContinuousClock.now
+        let call = Task { try await l.callHelper("Sleep", [.uint32(30_000)], timeout: .seconds(60)) }
+        try await l.fixture.object.waitForSleeper()
+        await l.fixture.server.closePeerLink(l.helperLink, reason: "the test closed it")
+        await #expect { try await call.value } throws: { if case .disconnected = $0 as? DBus.DBusError { true } else { false } }
+        #expect(ContinuousClock.now - started < .seconds(20), "failed when the link closed, not at the deadline")
+        try await l.daemonClosed.count.wait(atLeast: 1, "the daemon side saw the link close")
+        #expect(l.daemonClosed.first == "the peer closed it")
+        #expect(l.helperClosed.first == "the test closed it")
+        #expect(await l.fixture.client.isPeerLinkOpen(l.daemonLink) == false)
+        // A call on the closed link fails at once, and the bus connection works on.
+        await #expect { try await l.callHelper("Echo", [.variant(.uint32(1))]) } throws: { if case .disconnected = $0 as? DBus.DBusError { true } else { false } }
+        #expect(try await l.fixture.call("Echo", [.variant(.uint32(2))]) == [.variant(.uint32(2))])
+    }
+
+    @Test func aMessageOverTheLimitClosesTheLink() async throws {
+        let l = try await Linked(daemonMaximum: 4096)
+        // The helper's answer is larger than the daemon side takes.
+        let big = String(repeating: "x", count: 10_000)
+        await #expect { try await l.callHelper("Echo", [.variant(.string(big))]) } throws: { if case .disconnected = $0 as? DBus.DBusError { true } else { false } }
+        try await l.daemonClosed.count.wait(atLeast: 1, "the link closed")
+        #expect(l.daemonClosed.first?.contains("at most 4096") == true, "\(l.daemonClosed.first ?? "-")")
+    }
+
+    /// Raw bytes on the other end of a link adopted by `connection`.
+    func rawLink(on connection: Connection, acceptsCalls: Bool = false) async throws -> (name: String, peer: FileDescriptor, closed: Closed) {
+        let (mine, theirs) = try Connection.socketPair()
+        let closed = Closed()
+        let name = try await connection.adoptPeerLink(mine, acceptsCalls: acceptsCalls, onClose: closed.callback())
+        return (name, theirs, closed)
+    }
+
+    func write(_ bytes: [UInt8], to fd: FileDescriptor) {
+        let n = bytes.withUnsafeBytes { Glibc.write(fd.rawValue, $0.baseAddress, $0.count) }
+        #expect(n == bytes.count)
+    }
+
+    /// A marshalled method return for `replySerial`, made with libdbus.
+    func marshalledReturn(replySerial: UInt32, sender: String?) -> [UInt8] {
+        let m = dbus_message_new(DBUS_MESSAGE_TYPE_METHOD_RETURN)!
+        defer { dbus_message_unref(m) }
+        dbus_message_set_reply_serial(m, replySerial)
+        dbus_message_set_serial(m, 9)
+        if let sender { _ = sender.withCString { dbus_message_set_sender(m, $0) } }
+        var bytes: UnsafeMutablePointer<CChar>?
+        var length: Int32 = 0
+        _ = dbus_message_marshal(m, &bytes, &length)
+        defer { dbus_free(bytes) }
+        return bytes!.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) }
+    }
+
+    @Test func bytesThatAreNotDBusCloseTheLink() async throws {
+        let bus = try await PrivateBus()
+        let c = try bus.connect()
+        let link = try await rawLink(on: c)
+        write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8), to: link.peer)
+        try await link.closed.count.wait(atLeast: 1, "the link closed")
+        #expect(link.closed.first == "the peer sent bytes that are not a D-Bus message")
+        #expect(try await c.nameOwner("org.freedesktop.DBus") == "org.freedesktop.DBus")
+    }
+
+    @Test func aReplyOnALinkCannotAnswerACallOnTheBus() async throws {
+        let f = try await BusFixture()
+        let link = try await rawLink(on: f.client)
+        // A bus call waits for its reply; a peer on the link forges one for every serial a
+        // fresh connection can have used, claiming to be the callee.
+        let call = Task { try await f.call("Sleep", [.uint32(1500)], timeout: .seconds(20)) }
+        try await f.object.waitForSleeper()
+        for serial in UInt32(1)...64 { write(marshalledReturn(replySerial: serial, sender: BusFixture.serviceName.rawValue), to: link.peer) }
+        _ = try await f.call("Echo", [.variant(.uint32(0))])  // the forgeries were read before this reply
+        #expect(await f.client.intake.forgedReplies > 0)
+        // The real reply still ends the call; a forged one would have ended it at once, empty, too.
+        let started = ContinuousClock.now
+        _ = try await call.value
+        #expect(ContinuousClock.now - started > .milliseconds(200), "the call ended before the callee answered")
+        #expect(link.closed.first == nil, "a stray reply is not a reason to close the link")
+    }
+
+    @Test func aLinkEndThatIsNotAStreamSocketIsRefused() async throws {
+        let bus = try await PrivateBus()
+        let c = try bus.connect()
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        let read = FileDescriptor(fds[0], owned: true), write = FileDescriptor(fds[1], owned: true)
+        await #expect(throws: DBus.DBusError.self) { try await c.adoptPeerLink(read, acceptsCalls: true, onClose: { _ in }) }
+        _ = write
+    }
+}
