@@ -21,7 +21,7 @@ final class PeerLink {
     let fd: Int32
     let acceptsCalls: Bool
     let maximumMessageSize: Int
-    let onClose: @Sendable (String) -> Void
+    let onClose: @Sendable (_ link: String, _ reason: String) -> Void
     var inbox: [UInt8] = []
     var outbox: [UInt8] = []
     /// How much of `outbox` is written already.
@@ -34,7 +34,7 @@ final class PeerLink {
 
     static func isLinkName(_ name: String) -> Bool { name.hasPrefix(namePrefix) }
 
-    init(name: String, fd: Int32, acceptsCalls: Bool, maximumMessageSize: Int, onClose: @escaping @Sendable (String) -> Void) {
+    init(name: String, fd: Int32, acceptsCalls: Bool, maximumMessageSize: Int, onClose: @escaping @Sendable (_ link: String, _ reason: String) -> Void) {
         self.name = name
         self.fd = fd
         self.acceptsCalls = acceptsCalls
@@ -63,9 +63,9 @@ extension Connection {
     /// from it go to the exported objects and are answered on it when `acceptsCalls`, and are
     /// refused (AccessDenied) otherwise. A message over `maximumMessageSize` bytes, bytes that
     /// are not a D-Bus message, the peer closing its end, or more than 4 MiB it does not read
-    /// close the link: its pending calls fail and `onClose` is called once, with the reason.
+    /// close the link: its pending calls fail and `onClose` is called once, with its name and the reason.
     public func adoptPeerLink(_ descriptor: FileDescriptor, acceptsCalls: Bool, maximumMessageSize: Int = 1 << 20,
-                              onClose: @escaping @Sendable (String) -> Void) throws -> String {
+                              onClose: @escaping @Sendable (_ link: String, _ reason: String) -> Void) throws -> String {
         guard raw != nil else { throw DBusError.disconnected(disconnectReason ?? "closed") }
         var type: Int32 = 0, domain: Int32 = 0
         var size = socklen_t(MemoryLayout<Int32>.size)
@@ -84,7 +84,7 @@ extension Connection {
     }
 
     /// Closes a peer link: its pending calls fail with ``DBusError/disconnected(_:)`` and its
-    /// `onClose` is called with `reason`. Nothing happens for a link already closed.
+    /// `onClose` is called with its name and `reason`. Nothing happens for a link already closed.
     public func closePeerLink(_ name: String, reason: String = "closed by this process") {
         guard let link = links.removeValue(forKey: name) else { return }
         let failed = pending.filter { $0.value.destination == name }
@@ -92,7 +92,7 @@ extension Connection {
             pending[serial] = nil
             complete(p.handler, .failure(.disconnected("the peer link closed: \(reason)")))
         }
-        link.onClose(reason)
+        link.onClose(name, reason)
     }
 
     /// Whether the link named `name` is open.

@@ -95,6 +95,9 @@ final class BusPublisher: Service {
                     try await engine.unregister(sender: call.sender)
                     return []
                 },
+                M.openCommandChannel: { [self] call in
+                    [.unixFD(try await engine.openCommandChannel(sender: call.sender))]
+                },
                 M.forgetNetwork: { [self] call in
                     try await authorizer.require(.control, for: call)
                     let bytes = call.body[0].byteArray ?? []

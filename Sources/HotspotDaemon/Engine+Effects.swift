@@ -157,8 +157,11 @@ extension Engine {
         let timeout = request.deadline.map { $0 + .seconds(2) } ?? .seconds(7 * 24 * 3600)
         // Sent now, from the bus thread the engine runs on, ahead of the announcements this
         // event queued; the task only waits for the answer.
-        let call = bus.callNow(destination: helperName, path: helperPath, interface: HotspotContract.handlerInterface,
-                               member: HotspotContract.Handler.handleCommand.name, body: [wire.encode()], timeout: timeout)
+        let call = endpoint.commandLink.map {
+            bus.callNow(link: $0, path: helperPath, interface: HotspotContract.handlerInterface,
+                        member: HotspotContract.Handler.handleCommand.name, body: [wire.encode()], timeout: timeout)
+        } ?? bus.callNow(destination: helperName, path: helperPath, interface: HotspotContract.handlerInterface,
+                         member: HotspotContract.Handler.handleCommand.name, body: [wire.encode()], timeout: timeout)
         let task = Task { [weak self] in
             let outcome: CommandOutcome
             do {

@@ -20,6 +20,17 @@ struct HelperEndpoint: Sendable {
     var route: Route
     var displayName: String
     var purpose: String?
+    /// The peer link a helper on the bus opened with OpenCommandChannel: its commands go there,
+    /// with no bus in between (docs/ARCHITECTURE.md, "A join, hop by hop").
+    var commandLink: String?
+
+    /// How its commands reach it, as `Helpers` says.
+    var commandsVia: String {
+        switch route {
+        case .inProcess: return "daemon"
+        case .bus: return commandLink == nil ? "bus" : "channel"
+        }
+    }
 
     /// The helper's connection, for helpers on the bus.
     var uniqueName: String? {
@@ -108,22 +119,61 @@ extension Engine {
         }
     }
 
+    /// Opens a command channel to the registered helper on `sender` (OpenCommandChannel): a
+    /// socket pair, one end served on the bus connection's thread as a peer link that accepts no
+    /// calls, the other returned. Its commands then go there; a channel opened before is closed.
+    func openCommandChannel(sender: String) async throws -> FileDescriptor {
+        guard let id = helpers.first(where: { $0.value.uniqueName == sender })?.key else {
+            throw HotspotError(.notRegistered, "this connection is not registered as a helper; call RegisterHelper first")
+        }
+        let (mine, theirs) = try Connection.socketPair()
+        let link = try await bus.adoptPeerLink(mine, acceptsCalls: false, maximumMessageSize: Self.commandChannelMaximumMessage) { [weak self] link, reason in
+            Task { await self?.commandChannelClosed(id, uniqueName: sender, link: link, reason: reason) }
+        }
+        guard helpers[id]?.uniqueName == sender else {
+            // The helper left while the link was made.
+            await bus.closePeerLink(link, reason: "the helper left")
+            throw HotspotError(.notRegistered, "this connection is no longer registered as a helper")
+        }
+        // The new link first: the old one's closing then finds it no longer the helper's.
+        let old = helpers[id]?.commandLink
+        helpers[id]?.commandLink = link
+        if let old { await bus.closePeerLink(old, reason: "replaced by a new channel") }
+        log.info("helper \(UntrustedText.forLog(id.rawValue)) opened its command channel")
+        await publishHelpers()
+        return theirs
+    }
+
+    /// The most a helper's answer on its command channel may hold (claims for every network of a
+    /// long scan list, with passwords, are far less).
+    static let commandChannelMaximumMessage = 4 << 20
+
+    /// A helper's command channel closed. Unless the daemon closed it (the helper left or opened
+    /// another), the helper closed it or broke it: it has left, as if it had left the bus.
+    func commandChannelClosed(_ id: HelperID, uniqueName: String, link: String, reason: String) async {
+        guard let h = helpers[id], h.uniqueName == uniqueName, h.commandLink == link else { return }
+        await helperVanished(id, uniqueName: uniqueName, why: "its command channel closed (\(UntrustedText.forLog(reason)))")
+    }
+
     func unregister(sender: String) async throws {
         guard let (id, h) = helpers.first(where: { $0.value.uniqueName == sender }) else {
             throw HotspotError(.notRegistered, "this connection is not registered as a helper")
         }
         h.stopWatching()
         helpers[id] = nil
+        if let link = h.commandLink { await bus.closePeerLink(link, reason: "the helper unregistered") }
         log.info("helper \(UntrustedText.forLog(id.rawValue)) unregistered")
         await handle(.helperUnregistered(id))
         await provisioner?.helperDeparted(id)
         await publishHelpers()
     }
 
-    func helperVanished(_ id: HelperID, uniqueName: String) async {
+    func helperVanished(_ id: HelperID, uniqueName: String, why: String = "it left the bus") async {
         guard let h = helpers[id], h.uniqueName == uniqueName else { return }
         helpers[id] = nil
-        log.warning("helper \(UntrustedText.forLog(id.rawValue)) left the bus; its pending commands fail now")
+        h.stopWatching()
+        if let link = h.commandLink { await bus.closePeerLink(link, reason: "the helper left") }
+        log.warning("helper \(UntrustedText.forLog(id.rawValue)) has left: \(why); its pending commands fail now")
         for (token, f) in inflight where f.request.helper == id {
             f.task.cancel()
             inflight[token] = nil
@@ -147,7 +197,8 @@ extension Engine {
         core.helpers.map { h in
             ["identifier": .string(h.identifier.rawValue), "display-name": .string(h.displayName),
              "purpose": .string(helpers[h.identifier]?.purpose ?? ""),
-             "state": .string(core.isUnresponsive(h.identifier) ? "unresponsive" : "responsive")]
+             "state": .string(core.isUnresponsive(h.identifier) ? "unresponsive" : "responsive"),
+             "commands-via": .string(helpers[h.identifier]?.commandsVia ?? "bus")]
         }
     }
 

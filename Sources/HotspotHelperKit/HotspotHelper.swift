@@ -27,18 +27,24 @@ public struct HotspotHelperOptions: Sendable {
     /// showing the display name and purpose) rather than be refused at once. The call then waits
     /// up to ``interactiveRegistrationTimeout`` for an answer. Off for helpers that run unattended.
     public var allowsInteractiveAuthorization: Bool
+    /// Whether commands come over a channel of the helper's own (OpenCommandChannel: a socket
+    /// from the daemon carrying the same D-Bus calls with no bus in between, so each command and
+    /// answer is read by one process fewer). Against a daemon without it, commands come over
+    /// the bus as before.
+    public var usesCommandChannel: Bool
 
     /// How long registering waits while a person decides in the authorization dialog.
     /// (The daemon waits up to 120 s for polkit; this leaves room for its answer.)
     public static let interactiveRegistrationTimeout: Duration = .seconds(130)
 
     public init(displayName: String, identifier: String? = nil, commands: Set<HotspotHelperCommandType>? = nil, purpose: String? = nil,
-                allowsInteractiveAuthorization: Bool = true) {
+                allowsInteractiveAuthorization: Bool = true, usesCommandChannel: Bool = true) {
         self.displayName = displayName
         self.identifier = identifier
         self.commands = commands
         self.purpose = purpose
         self.allowsInteractiveAuthorization = allowsInteractiveAuthorization
+        self.usesCommandChannel = usesCommandChannel
     }
 }
 

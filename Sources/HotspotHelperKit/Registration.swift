@@ -43,7 +43,8 @@ public actor HotspotHelper {
     static func handlerInterface(owner: OwnerBox, handler: @escaping Handler) -> DBusInterface {
         HotspotContract.handler.implement(methods: [:], immediate: [
             HotspotContract.Handler.handleCommand: { call in
-                guard let daemon = owner.get(), call.sender == daemon else {
+                // From the daemon over the bus, or over the command channel it handed us.
+                guard owner.isDaemon(call.sender) else {
                     return .failure(DBusError.remote(name: DBusErrorName.accessDenied,
                                                      message: "only \(HotspotContract.busName) may send commands to a hotspot helper"))
                 }
@@ -67,14 +68,40 @@ public actor HotspotHelper {
         daemonOwner.set(initial)
         try await connection.export([Self.handlerInterface(owner: daemonOwner, handler: handler)], at: handlerPath)
         try await registerNow()
+        await openCommandChannel()
         watch = Task { [weak self, daemonOwner] in
             var it = iterator
             while let owner = await it.next() {
                 daemonOwner.set(owner)
                 // The daemon restarted: register again so commands keep coming.
-                if owner != nil { try? await self?.registerNow() }
+                if owner != nil, (try? await self?.registerNow()) != nil { await self?.openCommandChannel() }
             }
         }
+    }
+
+    /// The peer link commands come over, when the daemon gave one (``HotspotHelperOptions/usesCommandChannel``).
+    public var commandChannel: String? { daemonOwner.link() }
+
+    /// Asks the daemon for a command channel and serves it on the connection's thread, where
+    /// the handler already runs. Without one (an older daemon, or the option off) commands keep
+    /// coming over the bus; the channel closing (the daemon leaving) changes nothing else.
+    private func openCommandChannel() async {
+        guard options.usesCommandChannel else { return }
+        let reply: [DBusValue]
+        do {
+            reply = try await connection.call(HotspotContract.Manager.openCommandChannel, of: HotspotContract.manager,
+                                              at: HotspotContract.managerPath)
+        } catch {
+            return  // an older daemon: UnknownMethod
+        }
+        guard case .unixFD(let fd)? = reply.first else { return }
+        if let old = daemonOwner.link() { await connection.closePeerLink(old, reason: "replaced") }
+        let box = daemonOwner
+        // Commands on the scan list of a crowded place stay far below this.
+        guard let link = try? await connection.adoptPeerLink(fd, acceptsCalls: true, maximumMessageSize: 16 << 20, onClose: { link, _ in
+            box.linkClosed(link)
+        }) else { return }
+        daemonOwner.setLink(link)
     }
 
     private func registerNow() async throws {
@@ -102,6 +129,7 @@ public actor HotspotHelper {
     public func unregister() async throws {
         watch?.cancel()
         _ = try await connection.call(HotspotContract.Manager.unregisterHelper, of: HotspotContract.manager, at: HotspotContract.managerPath)
+        if let link = daemonOwner.link() { await connection.closePeerLink(link, reason: "unregistered") }
         await connection.unexport(handlerPath)
     }
 
@@ -119,9 +147,22 @@ public actor HotspotHelper {
     }
 }
 
-/// The daemon's current unique name, shared between the watch task and the command handler.
+/// The daemon's current unique name and the command channel it gave, shared between the watch
+/// task and the command handler.
 final class OwnerBox: Sendable {
-    private let value = Mutex<String?>(nil)
-    func get() -> String? { value.withLock { $0 } }
-    func set(_ owner: String?) { value.withLock { $0 = owner } }
+    private struct State {
+        var owner: String?
+        var link: String?
+    }
+    private let value = Mutex(State())
+    func get() -> String? { value.withLock { $0.owner } }
+    func set(_ owner: String?) { value.withLock { $0.owner = owner } }
+    func link() -> String? { value.withLock { $0.link } }
+    func setLink(_ link: String?) { value.withLock { $0.link = link } }
+    func linkClosed(_ link: String) { value.withLock { if $0.link == link { $0.link = nil } } }
+    /// Whether a command from `sender` comes from the daemon: its connection on the bus, or the
+    /// channel it handed over (a link's name, which no bus peer can have).
+    func isDaemon(_ sender: String) -> Bool {
+        value.withLock { s in (s.owner != nil && sender == s.owner) || (s.link != nil && sender == s.link) }
+    }
 }

@@ -17,8 +17,8 @@ struct PeerLinkTests {
     final class Closed: Sendable {
         let reasons = Mutex<[String]>([])
         let count = Counter()
-        func callback() -> @Sendable (String) -> Void {
-            { reason in self.reasons.withLock { $0.append(reason) }; self.count.add() }
+        func callback() -> @Sendable (String, String) -> Void {
+            { _, reason in self.reasons.withLock { $0.append(reason) }; self.count.add() }
         }
         var first: String? { reasons.withLock { $0.first } }
     }
@@ -172,7 +172,7 @@ struct PeerLinkTests {
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
         let read = FileDescriptor(fds[0], owned: true), write = FileDescriptor(fds[1], owned: true)
-        await #expect(throws: DBus.DBusError.self) { try await c.adoptPeerLink(read, acceptsCalls: true, onClose: { _ in }) }
+        await #expect(throws: DBus.DBusError.self) { try await c.adoptPeerLink(read, acceptsCalls: true, onClose: { _, _ in }) }
         _ = write
     }
 }

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+import HotspotTesting
+import DBus
+import Foundation
+import HotspotCore
+import HotspotHelperKit
+import HotspotProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// A helper's command channel (OpenCommandChannel): commands over a socket the daemon handed
+/// over the real bus, with no bus in between; closing or abusing it counts as leaving.
+@Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs python3-dbusmock (apt-get install python3-dbusmock)"))
+struct CommandChannelTests {
+    func helpersVia(_ s: Scenario) async throws -> [String: String] {
+        let list = try await s.managerProperty("Helpers")?.arrayItems?.compactMap(\.varDict) ?? []
+        return Dictionary(uniqueKeysWithValues: list.map { ($0["identifier"]?.string ?? "", $0["commands-via"]?.string ?? "") })
+    }
+
+    func register(_ s: Scenario, _ name: String, channel: Bool, script: HelperScript) async throws -> (HotspotHelper, Connection) {
+        let c = try s.bus.connect()
+        let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: name, usesCommandChannel: channel), connection: c) {
+            script.answer($0)
+        }
+        s.waiter.follow(script.changes)
+        s.helpers.keep(h)
+        return (h, c)
+    }
+
+    @Test func aKitHelpersCommandsComeOverItsChannelNotTheBus() async throws {
+        let s = try await Scenario()
+        let monitor = try await BusMonitor.start(on: s.bus)
+        defer { monitor.stop() }
+        let script = HelperScript(confidence: .high)
+        let (helper, _) = try await register(s, "Direct", channel: true, script: script)
+        #expect(await helper.commandChannel != nil)
+        #expect(try await helpersVia(s) == ["Direct": "channel"])
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+        #expect(script.received.filter { $0 != .filterScanList }.starts(with: [.evaluate, .authenticate]), "\(script.received)")
+        try await monitor.catchUp(s.client)
+        let onTheBus = monitor.messages.filter { $0.member == "HandleCommand" }
+        #expect(onTheBus.isEmpty, "commands crossed the bus: \(onTheBus.map(\.header))")
+    }
+
+    @Test func withoutTheChannelCommandsComeOverTheBusAsBefore() async throws {
+        let s = try await Scenario()
+        let monitor = try await BusMonitor.start(on: s.bus)
+        defer { monitor.stop() }
+        let script = HelperScript(confidence: .high)
+        let (helper, c) = try await register(s, "Bussed", channel: false, script: script)
+        #expect(await helper.commandChannel == nil)
+        #expect(try await helpersVia(s) == ["Bussed": "bus"])
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+        try await monitor.catchUp(s.client)
+        let onTheBus = monitor.messages.filter { $0.member == "HandleCommand" && $0.destination == c.uniqueName }
+        #expect(onTheBus.count >= 2, "evaluate and authenticate go over the bus")
+    }
+
+    @Test func onlyARegisteredHelperGetsAChannel() async throws {
+        let s = try await Scenario()
+        await #expect { try await s.manager("OpenCommandChannel") } throws: {
+            $0.dbusName == "org.freedesktop.NetworkManager.HotspotHelper.Error.NotRegistered"
+        }
+    }
+
+    @Test func aHelperThatClosesItsChannelHasLeft() async throws {
+        let s = try await Scenario()
+        let script = HelperScript(confidence: .high)
+        let (helper, c) = try await register(s, "Closer", channel: true, script: script)
+        let link = try #require(await helper.commandChannel)
+        await c.closePeerLink(link)
+        try await s.waitUntil("the daemon drops the helper whose channel closed") { try await helpersVia(s).isEmpty }
+        #expect(s.daemon.log.contains("its command channel closed"))
+        #expect(s.daemon.process.isRunning)
+    }
+
+    @Test func theDaemonTakesNoCallsOnAChannel() async throws {
+        let s = try await Scenario()
+        let script = HelperScript(confidence: .high)
+        let (helper, c) = try await register(s, "Caller", channel: true, script: script)
+        let link = try #require(await helper.commandChannel)
+        // ForgetNetwork needs polkit's control action over the bus; on the channel it is not even heard.
+        let call = c.callNow(link: link, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                             member: HotspotContract.Manager.forgetNetwork.name, body: [.bytes(Array("CityFree".utf8))])
+        await #expect { try await call.body() } throws: { $0.dbusName == DBusErrorName.accessDenied }
+        // The channel and the helper stay.
+        #expect(try await helpersVia(s) == ["Caller": "channel"])
+    }
+
+    @Test func bytesThatAreNotDBusOnTheChannelEndTheHelper() async throws {
+        let s = try await Scenario()
+        // A helper written by hand: registers, takes the channel, writes garbage on it.
+        let c = try s.bus.connect()
+        _ = try await c.call(HotspotContract.Manager.registerHelper, of: HotspotContract.manager, at: HotspotContract.managerPath,
+                             body: [.objectPath("/h"), .varDict(["DisplayName": .string("Garbage")])])
+        let reply = try await c.call(HotspotContract.Manager.openCommandChannel, of: HotspotContract.manager, at: HotspotContract.managerPath)
+        guard case .unixFD(let fd)? = reply.first else { Issue.record("OpenCommandChannel returned \(reply)"); return }
+        #expect(try await helpersVia(s) == ["Garbage": "channel"])
+        let junk = [UInt8](repeating: 0x41, count: 64)
+        #expect(junk.withUnsafeBytes { write(fd.rawValue, $0.baseAddress, $0.count) } == 64)
+        try await s.waitUntil("the daemon drops the helper that wrote garbage") { try await helpersVia(s).isEmpty }
+        #expect(s.daemon.log.contains("not a D-Bus message"))
+        // The daemon works on: another helper registers and authenticates a join.
+        let script = HelperScript(confidence: .high)
+        _ = try await register(s, "Next", channel: true, script: script)
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+    }
+}
