@@ -32,14 +32,17 @@ func rssKiB(_ pid: Int32) -> Int { ProcessSample(pid: pid).rssKiB }
 
 var joins = 200
 var hops = false
+/// --commands-over-bus: the helpers take no command channel (HotspotHelperOptions.usesCommandChannel).
+var commandChannel = true
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let a = args.next() {
     switch a {
     case "--joins": joins = Int(args.next() ?? "") ?? joins
     case "--tsv": break
     case "--hops": hops = true
+    case "--commands-over-bus": commandChannel = false
     case "-h", "--help":
-        say("usage: daemon-benchmark [--joins N] [--tsv] [--hops]\n\nRuns hotspot-helperd (built beside this program) against a simulated NetworkManager and prints\njoin latency, evaluate decision time with many helpers, and the daemon's memory. --tsv prints the\nfigures as tab-separated figure, value, unit, baseline, baseline unit, ratio, goal lines.\n--hops runs only the joins, with the daemon and this program tracing every message they send\nand read (HOTSPOT_WIRE_TRACE), and prints when each of a join's messages was sent and read:\nwhere its time goes. Tracing costs each message a few microseconds.")
+        say("usage: daemon-benchmark [--joins N] [--tsv] [--hops] [--commands-over-bus]\n\nRuns hotspot-helperd (built beside this program) against a simulated NetworkManager and prints\njoin latency, evaluate decision time with many helpers, and the daemon's memory. --tsv prints the\nfigures as tab-separated figure, value, unit, baseline, baseline unit, ratio, goal lines.\n--hops runs only the joins, with the daemon and this program tracing every message they send\nand read (HOTSPOT_WIRE_TRACE), and prints when each of a join's messages was sent and read:\nwhere its time goes. Tracing costs each message a few microseconds.\n--commands-over-bus: the helpers take no command channel (OpenCommandChannel), so the daemon's\ncommands and their answers go through dbus-daemon, as for helpers not written with HotspotHelperKit.")
         exit(0)
     default: say("unknown option \(a); see --help"); exit(2)
     }
@@ -133,7 +136,8 @@ func registerHelpers(_ n: Int, highFirst: Bool) async throws -> [HotspotHelper] 
         let conn = try bus.connect()
         helperConnections.withLock { $0.append(conn.uniqueName) }
         let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: "H\(i)", identifier: "bench.\(n).\(i)",
-                                                                                commands: [.evaluate, .authenticate, .maintain, .logoff, .presentUI]),
+                                                                                commands: [.evaluate, .authenticate, .maintain, .logoff, .presentUI],
+                                                                                usesCommandChannel: commandChannel),
                                                  connection: conn, handlerPath: try ObjectPath("/h\(i)")) { command in
             if command.commandType == .evaluate {
                 if i == 1 { keep.add(command); return } // the silent helper
@@ -228,13 +232,13 @@ if hops {
     func at(_ label: String) -> Double? { rows.first { $0.label == label }?.median }
     let (command, announce, activated) = ("HandleCommand on /h0", "PropertiesChanged on \(shortPath(iface.rawValue))", "StateChanged on \(shortPath(device))")
     let sections: [(title: String, spans: [(String, String, String)])] = [
-        (String(format: "Through the bus (sent → read; half a bare round trip is %.0f µs):", pingP50 * 500), [
+        (String(format: "Between processes (sent → read; half a bare round trip through the bus is %.0f µs):", pingP50 * 500), [
             ("daemon → helper, evaluate", "daemon sends \(command) #1", "helper reads \(command) #1"),
             ("helper → daemon, its answer", "helper sends a reply #1", "daemon reads a reply #1"),
             ("daemon → helper, authenticate", "daemon sends \(command) #2", "helper reads \(command) #2"),
             ("helper → daemon, its answer", "helper sends a reply #2", "daemon reads a reply #2"),
-            ("daemon → observer, State", "daemon sends \(announce) #3", "observer reads \(announce) #3"),
-        ]),
+            ("daemon → observer, State (bus)", "daemon sends \(announce) #3", "observer reads \(announce) #3"),
+        ].map { span in (span.0 + (span.0.contains("helper") ? (commandChannel ? " (channel)" : " (bus)") : ""), span.1, span.2) }),
         ("In a process (read → sent):", [
             ("daemon: ACTIVATED → evaluate", "daemon reads \(activated) #1", "daemon sends \(command) #1"),
             ("helper: evaluate → answer", "helper reads \(command) #1", "helper sends a reply #1"),
@@ -248,7 +252,7 @@ if hops {
         say(section.title)
         for (name, from, to) in section.spans {
             guard let a = at(from), let b = at(to) else { say("  \(name): not in most joins' traces"); continue }
-            say("  " + name.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%6.0f µs", b - a))
+            say("  " + name.padding(toLength: 42, withPad: " ", startingAt: 0) + String(format: "%6.0f µs", b - a))
         }
     }
     nm.stop()
