@@ -111,6 +111,11 @@ class Lab:
     def helpers(self):
         return [str(h.get("display-name", "")) for h in self.bus.get(HH, "/org/freedesktop/NetworkManager/HotspotHelper", HH, "Helpers")]
 
+    def commands_via(self):
+        """How each helper gets its commands (Helpers' commands-via), by display name."""
+        return {str(h.get("display-name", "")): str(h.get("commands-via", ""))
+                for h in self.bus.get(HH, "/org/freedesktop/NetworkManager/HotspotHelper", HH, "Helpers")}
+
     def stop(self):
         for name in ("failing", "helper", "daemon"):
             if hasattr(self, name):
@@ -314,6 +319,11 @@ def roaming(lab):
     lab.join("RoamNet")
     wait("the daemon authenticated on RoamNet with Lab Helper",
          lambda: lab.state() == "authenticated" and str(lab.bus.daemon("Helper")) == "Lab Helper", 60)
+    # HotspotHelperKit's helper took its command channel: the socket came through the real system
+    # bus in OpenCommandChannel's reply, and evaluate and authenticate came over it.
+    via = lab.commands_via().get("Lab Helper")
+    if via != "channel":
+        raise Failed(f"Lab Helper gets its commands via {via!r}, expected its command channel")
     evaluates = lab.helper.text().count("evaluate")
     first = lab.bus.active_bssid()
     name = [k for k, v in BSSIDS.items() if v == first]

@@ -93,8 +93,11 @@ def polkit(lab):
         raise Failed("the refused helper appears in Helpers")
     root = Process("root-helper", [f"{BIN}/hotspot-example-helper", "--display-name", "Root Helper", "--network", "Nowhere"])
     try:
-        wait("root's helper registered", lambda: "Root Helper" in [str(h.get("display-name", "")) for h in lab.bus.get(HH, HH_PATH, HH, "Helpers")],
-             30)
+        # Registered, and given its command channel: a socket passed by the installed daemon,
+        # sandboxed by its unit, through the system bus under the shipped policy.
+        wait("root's helper registered with its command channel",
+             lambda: any(str(h.get("display-name", "")) == "Root Helper" and str(h.get("commands-via", "")) == "channel"
+                         for h in lab.bus.get(HH, HH_PATH, HH, "Helpers")), 30)
     finally:
         root.stop()
     answer = run("busctl", "--system", "call", HH, HH_PATH, HH, "CheckPermission", "s", "register-helper").strip().split()[-1].strip('"')
