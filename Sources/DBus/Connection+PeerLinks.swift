@@ -11,9 +11,10 @@ import Glibc
 ///
 /// The two processes agree on a link over the bus: one makes a socket pair and hands one end to
 /// the other in a method reply (a `h` value), so who may use the link was decided by the bus's
-/// policy and the handing process's checks. Messages are framed as on the bus (libdbus's
-/// `dbus_message_marshal` and `dbus_message_demarshal`); a link carries method calls and replies,
-/// not signals or descriptors. Lives on the connection's thread.
+/// policy and the handing process's checks. The link begins with D-Bus's authentication exchange
+/// and then carries messages framed as on the bus (libdbus's `dbus_message_marshal` and
+/// `dbus_message_demarshal`): method calls and replies, not signals or descriptors. Lives on the
+/// connection's thread.
 final class PeerLink {
     /// The sender given to every message read from the link: a unique-name form no bus hands
     /// out (buses number theirs `:1.N`), so a reply is sent back on the link it came from.
@@ -26,6 +27,21 @@ final class PeerLink {
     var outbox: [UInt8] = []
     /// How much of `outbox` is written already.
     var written = 0
+    var phase: Phase
+    /// Messages sent before the authentication exchange ended; written when it has.
+    var held: [UInt8] = []
+    /// Lines of the exchange read so far (bounded).
+    var handshakeLines = 0
+
+    /// Where the link is in D-Bus's authentication exchange (the specification's "Authentication
+    /// protocol"), which a peer-to-peer connection begins with as a bus connection does.
+    enum Phase: Equatable {
+        /// The server side waits for the client's NUL byte, then its AUTH, then BEGIN.
+        case serverAwaitingNul, serverAwaitingAuth, serverAwaitingBegin
+        /// The client side sent its NUL byte and AUTH EXTERNAL and waits for OK.
+        case clientAwaitingOK
+        case open
+    }
 
     static let namePrefix = ":peer-link."
     static let firstSerial: UInt32 = 0x8000_0000
@@ -34,7 +50,15 @@ final class PeerLink {
 
     static func isLinkName(_ name: String) -> Bool { name.hasPrefix(namePrefix) }
 
-    init(name: String, fd: Int32, acceptsCalls: Bool, maximumMessageSize: Int, onClose: @escaping @Sendable (_ link: String, _ reason: String) -> Void) {
+    /// The server's GUID in the authentication exchange: 32 hex digits, one per process.
+    static let serverGUID: String = {
+        var rng = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in twoHexDigits(UInt8.random(in: 0...255, using: &rng)) }.joined()
+    }()
+
+    init(name: String, fd: Int32, role: Connection.PeerLinkRole, acceptsCalls: Bool, maximumMessageSize: Int,
+         onClose: @escaping @Sendable (_ link: String, _ reason: String) -> Void) {
+        self.phase = role == .server ? .serverAwaitingNul : .clientAwaitingOK
         self.name = name
         self.fd = fd
         self.acceptsCalls = acceptsCalls
@@ -45,9 +69,21 @@ final class PeerLink {
     deinit { close(fd) }
 }
 
+private func twoHexDigits(_ byte: UInt8) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
+}
+
 extension Connection {
+    /// Which side of D-Bus's authentication exchange a peer link's end takes: the process that
+    /// made the socket pair and handed one end over is the server; the one that received it, the
+    /// client (GDBus: `G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT`).
+    public enum PeerLinkRole: Sendable {
+        case server, client
+    }
+
     /// A connected pair of stream sockets (close-on-exec) for a peer link: adopt one end with
-    /// ``adoptPeerLink(_:acceptsCalls:maximumMessageSize:onClose:)`` and hand the other to the
+    /// ``adoptPeerLink(_:role:acceptsCalls:maximumMessageSize:onClose:)`` and hand the other to the
     /// peer as a `.unixFD` value.
     public static func socketPair() throws -> (FileDescriptor, FileDescriptor) {
         var fds: [Int32] = [-1, -1]
@@ -58,13 +94,15 @@ extension Connection {
     }
 
     /// Serves a peer link on this connection's thread, over a copy of `descriptor` (a connected
-    /// Unix stream socket). Returns the link's name: the sender of every message read from it,
+    /// Unix stream socket), beginning with D-Bus's authentication exchange in `role` (messages
+    /// sent before it ends wait for it; any peer-to-peer D-Bus implementation, GDBus's for one,
+    /// can take the other end). Returns the link's name: the sender of every message read from it,
     /// and what ``callNow(link:path:interface:member:body:timeout:)`` takes. Method calls read
     /// from it go to the exported objects and are answered on it when `acceptsCalls`, and are
     /// refused (AccessDenied) otherwise. A message over `maximumMessageSize` bytes, bytes that
     /// are not a D-Bus message, the peer closing its end, or more than 4 MiB it does not read
     /// close the link: its pending calls fail and `onClose` is called once, with its name and the reason.
-    public func adoptPeerLink(_ descriptor: FileDescriptor, acceptsCalls: Bool, maximumMessageSize: Int = 1 << 20,
+    public func adoptPeerLink(_ descriptor: FileDescriptor, role: PeerLinkRole, acceptsCalls: Bool, maximumMessageSize: Int = 1 << 20,
                               onClose: @escaping @Sendable (_ link: String, _ reason: String) -> Void) throws -> String {
         guard raw != nil else { throw DBusError.disconnected(disconnectReason ?? "closed") }
         var type: Int32 = 0, domain: Int32 = 0
@@ -77,9 +115,15 @@ extension Connection {
         guard fd >= 0 else { throw DBusError.invalidValue("cannot keep the link's socket: \(String(cString: strerror(errno)))") }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         linksOpened += 1
-        let link = PeerLink(name: "\(PeerLink.namePrefix)\(linksOpened)", fd: fd, acceptsCalls: acceptsCalls,
+        let link = PeerLink(name: "\(PeerLink.namePrefix)\(linksOpened)", fd: fd, role: role, acceptsCalls: acceptsCalls,
                             maximumMessageSize: maximumMessageSize, onClose: onClose)
         links[link.name] = link
+        if role == .client {
+            // The credentials byte, then EXTERNAL with our uid (its decimal digits, hex-encoded),
+            // as libdbus and GDBus clients begin.
+            let uid = String(getuid()).utf8.map(twoHexDigits).joined()
+            writeHandshake(link, "\0AUTH EXTERNAL \(uid)\r\n")
+        }
         return link.name
     }
 
@@ -119,6 +163,12 @@ extension Connection {
             link.outbox.append(contentsOf: UnsafeBufferPointer(start: $0, count: Int(length)))
         }
         dbus_free(bytes)
+        if link.phase != .open {
+            // Written once the authentication exchange ends: a message now would be read as a line of it.
+            link.held.append(contentsOf: link.outbox[link.written...])
+            link.outbox.removeSubrange(link.written...)
+            return serial
+        }
         flushLink(link)
         guard links[link.name] != nil else { throw DBusError.disconnected("the peer link closed while sending") }
         return serial
@@ -142,6 +192,79 @@ extension Connection {
         }
     }
 
+    private func writeHandshake(_ link: PeerLink, _ line: String) {
+        link.outbox.append(contentsOf: Array(line.utf8))
+        flushLink(link)
+    }
+
+    /// Reads D-Bus's authentication exchange from the front of the inbox and answers it (the
+    /// specification's "Authentication protocol", EXTERNAL only). The link's end is a socket pair
+    /// made by the server side and handed over in a method reply, so who holds the other end was
+    /// decided by that call: the identity EXTERNAL claims is not checked (for a socket pair the
+    /// kernel's peer credentials are the server's own). Descriptors are not passed on links, so
+    /// NEGOTIATE_UNIX_FD is declined. Returns false when the link was closed.
+    private func handshake(_ link: PeerLink) -> Bool {
+        if link.phase == .serverAwaitingNul {
+            guard let first = link.inbox.first else { return true }
+            guard first == 0 else {
+                closePeerLink(link.name, reason: "the peer did not begin with D-Bus's authentication exchange")
+                return false
+            }
+            link.inbox.removeFirst()
+            link.phase = .serverAwaitingAuth
+        }
+        while link.phase != .open {
+            guard let end = link.inbox.firstRange(of: [13, 10]) else {
+                if link.inbox.count > 1024 {
+                    closePeerLink(link.name, reason: "the peer sent an authentication line over 1024 bytes")
+                    return false
+                }
+                return true
+            }
+            let line = String(decoding: link.inbox[..<end.lowerBound], as: UTF8.self)
+            link.inbox.removeSubrange(..<end.upperBound)
+            link.handshakeLines += 1
+            guard link.handshakeLines <= 16 else {
+                closePeerLink(link.name, reason: "the peer's authentication exchange went on for more than 16 lines")
+                return false
+            }
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            let command = words.first.map(String.init) ?? ""
+            switch (link.phase, command) {
+            case (.serverAwaitingAuth, "AUTH") where words.count >= 2 && words[1] == "EXTERNAL":
+                writeHandshake(link, "OK \(PeerLink.serverGUID)\r\n")
+                link.phase = .serverAwaitingBegin
+            case (.serverAwaitingAuth, "AUTH"), (.serverAwaitingAuth, "CANCEL"), (.serverAwaitingAuth, "ERROR"),
+                 (.serverAwaitingBegin, "CANCEL"), (.serverAwaitingBegin, "ERROR"):
+                writeHandshake(link, "REJECTED EXTERNAL\r\n")
+                link.phase = .serverAwaitingAuth
+            case (.serverAwaitingBegin, "NEGOTIATE_UNIX_FD"):
+                writeHandshake(link, "ERROR descriptors are not passed on this link\r\n")
+            case (.serverAwaitingBegin, "BEGIN"):
+                open(link)
+            case (.serverAwaitingAuth, _), (.serverAwaitingBegin, _):
+                writeHandshake(link, "ERROR unknown command\r\n")
+            case (.clientAwaitingOK, "OK"):
+                link.outbox.append(contentsOf: Array("BEGIN\r\n".utf8))
+                open(link)
+            case (.clientAwaitingOK, _):
+                closePeerLink(link.name, reason: "the peer refused the authentication (\(quoted(String(line.prefix(80)))))")
+                return false
+            default:
+                return true
+            }
+            guard links[link.name] != nil else { return false }
+        }
+        return true
+    }
+
+    private func open(_ link: PeerLink) {
+        link.phase = .open
+        link.outbox.append(contentsOf: link.held)
+        link.held = []
+        flushLink(link)
+    }
+
     /// Reads what the link's socket holds and handles every whole message in it.
     func serviceLink(fd: Int32, revents: Int16) {
         guard let link = links.values.first(where: { $0.fd == fd }) else { return }
@@ -154,7 +277,8 @@ extension Connection {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
                 link.inbox.append(contentsOf: chunk[0..<n])
-                if !handleInbox(link) { return }
+                if link.phase != .open, !handshake(link) { return }
+                if link.phase == .open, !handleInbox(link) { return }
                 if n < chunk.count { break }
                 continue
             }

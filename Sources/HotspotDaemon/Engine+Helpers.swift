@@ -127,7 +127,7 @@ extension Engine {
             throw HotspotError(.notRegistered, "this connection is not registered as a helper; call RegisterHelper first")
         }
         let (mine, theirs) = try Connection.socketPair()
-        let link = try await bus.adoptPeerLink(mine, acceptsCalls: false, maximumMessageSize: Self.commandChannelMaximumMessage) { [weak self] link, reason in
+        let link = try await bus.adoptPeerLink(mine, role: .server, acceptsCalls: false, maximumMessageSize: Self.commandChannelMaximumMessage) { [weak self] link, reason in
             Task { await self?.commandChannelClosed(id, uniqueName: sender, link: link, reason: reason) }
         }
         guard helpers[id]?.uniqueName == sender else {

@@ -98,7 +98,7 @@ public actor HotspotHelper {
         if let old = daemonOwner.link() { await connection.closePeerLink(old, reason: "replaced") }
         let box = daemonOwner
         // Commands on the scan list of a crowded place stay far below this.
-        guard let link = try? await connection.adoptPeerLink(fd, acceptsCalls: true, maximumMessageSize: 16 << 20, onClose: { link, _ in
+        guard let link = try? await connection.adoptPeerLink(fd, role: .client, acceptsCalls: true, maximumMessageSize: 16 << 20, onClose: { link, _ in
             box.linkClosed(link)
         }) else { return }
         daemonOwner.setLink(link)

@@ -41,7 +41,7 @@ struct PeerLinkTests {
             try await daemon.export([DBusInterface("org.example.Linker", methods: [
                 DBusMethod("OpenLink", outputs: [DBusArgument("link", "h")]) { _ in
                     let (mine, theirs) = try Connection.socketPair()
-                    let name = try await daemon.adoptPeerLink(mine, acceptsCalls: false, maximumMessageSize: daemonMaximum,
+                    let name = try await daemon.adoptPeerLink(mine, role: .server, acceptsCalls: false, maximumMessageSize: daemonMaximum,
                                                               onClose: closed.callback())
                     made.withLock { $0 = name }
                     return [.unixFD(theirs)]
@@ -50,7 +50,7 @@ struct PeerLinkTests {
             let reply = try await helper.call(destination: BusName(daemon.uniqueName), path: "/linker", interface: "org.example.Linker",
                                               member: "OpenLink")
             guard case .unixFD(let fd)? = reply.first else { throw TestKitError.startFailed("OpenLink returned \(reply)") }
-            helperLink = try await helper.adoptPeerLink(fd, acceptsCalls: true, onClose: helperClosed.callback())
+            helperLink = try await helper.adoptPeerLink(fd, role: .client, acceptsCalls: true, onClose: helperClosed.callback())
             daemonLink = try #require(made.withLock { $0 })
         }
 
@@ -116,7 +116,7 @@ struct PeerLinkTests {
     func rawLink(on connection: Connection, acceptsCalls: Bool = false) async throws -> (name: String, peer: FileDescriptor, closed: Closed) {
         let (mine, theirs) = try Connection.socketPair()
         let closed = Closed()
-        let name = try await connection.adoptPeerLink(mine, acceptsCalls: acceptsCalls, onClose: closed.callback())
+        let name = try await connection.adoptPeerLink(mine, role: .server, acceptsCalls: acceptsCalls, onClose: closed.callback())
         return (name, theirs, closed)
     }
 
@@ -139,14 +139,78 @@ struct PeerLinkTests {
         return bytes!.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) }
     }
 
-    @Test func bytesThatAreNotDBusCloseTheLink() async throws {
+    /// What the raw peer has read so far (non-blocking).
+    func readAvailable(_ fd: FileDescriptor) -> String {
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buf.withUnsafeMutableBytes { recv(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n <= 0 { break }
+            out += buf[0..<n]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func waitToRead(_ fd: FileDescriptor, _ expected: String) async throws -> String {
+        var seen = ""
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !seen.contains(expected) {
+            var p = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
+            guard ContinuousClock.now < deadline, poll(&p, 1, 10_000) > 0 else { break }
+            seen += readAvailable(fd)
+        }
+        return seen
+    }
+
+    static let authenticate = Array("\0AUTH EXTERNAL 30\r\nBEGIN\r\n".utf8)
+
+    @Test func theServerSideAnswersTheAuthenticationExchange() async throws {
         let bus = try await PrivateBus()
         let c = try bus.connect()
         let link = try await rawLink(on: c)
-        write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8), to: link.peer)
-        try await link.closed.count.wait(atLeast: 1, "the link closed")
-        #expect(link.closed.first == "the peer sent bytes that are not a D-Bus message")
+        write([0] + Array("AUTH ANONYMOUS\r\n".utf8), to: link.peer)
+        #expect(try await waitToRead(link.peer, "\r\n") == "REJECTED EXTERNAL\r\n")
+        write(Array("AUTH EXTERNAL 31303030\r\n".utf8), to: link.peer)
+        let ok = try await waitToRead(link.peer, "\r\n")
+        #expect(ok.hasPrefix("OK ") && ok.count == "OK \r\n".count + 32, "\(ok)")
+        write(Array("NEGOTIATE_UNIX_FD\r\n".utf8), to: link.peer)
+        #expect(try await waitToRead(link.peer, "\r\n").hasPrefix("ERROR"))
+        write(Array("BEGIN\r\n".utf8), to: link.peer)
+        // Open: a D-Bus message now gets a D-Bus answer (a call, refused by this side).
+        write(marshalledCall(), to: link.peer)
+        let answer = try await waitToRead(link.peer, "AccessDenied")
+        #expect(answer.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(answer)")
+        #expect(link.closed.first == nil)
+    }
+
+    @Test func bytesThatAreNotDBusCloseTheLink() async throws {
+        let bus = try await PrivateBus()
+        let c = try bus.connect()
+        let http = try await rawLink(on: c)
+        write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8), to: http.peer)
+        try await http.closed.count.wait(atLeast: 1, "the link closed")
+        #expect(http.closed.first == "the peer did not begin with D-Bus's authentication exchange")
+        let junk = try await rawLink(on: c)
+        write(Self.authenticate + Array(repeating: 0x41, count: 64), to: junk.peer)
+        try await junk.closed.count.wait(atLeast: 1, "the link closed")
+        #expect(junk.closed.first == "the peer sent bytes that are not a D-Bus message")
+        let chatty = try await rawLink(on: c)
+        write([0] + Array(repeating: Array("HELLO\r\n".utf8), count: 20).flatMap { $0 }, to: chatty.peer)
+        try await chatty.closed.count.wait(atLeast: 1, "the link closed")
+        #expect(chatty.closed.first?.contains("more than 16 lines") == true)
         #expect(try await c.nameOwner("org.freedesktop.DBus") == "org.freedesktop.DBus")
+    }
+
+    /// A marshalled method call to the test object, made with libdbus.
+    func marshalledCall() -> [UInt8] {
+        let m = dbus_message_new_method_call(nil, TestObject.path.rawValue, TestObject.interface.rawValue, "WhoAmI")!
+        defer { dbus_message_unref(m) }
+        dbus_message_set_serial(m, 7)
+        var bytes: UnsafeMutablePointer<CChar>?
+        var length: Int32 = 0
+        _ = dbus_message_marshal(m, &bytes, &length)
+        defer { dbus_free(bytes) }
+        return bytes!.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) }
     }
 
     @Test func aReplyOnALinkCannotAnswerACallOnTheBus() async throws {
@@ -156,6 +220,7 @@ struct PeerLinkTests {
         // fresh connection can have used, claiming to be the callee.
         let call = Task { try await f.call("Sleep", [.uint32(1500)], timeout: .seconds(20)) }
         try await f.object.waitForSleeper()
+        write(Self.authenticate, to: link.peer)
         for serial in UInt32(1)...64 { write(marshalledReturn(replySerial: serial, sender: BusFixture.serviceName.rawValue), to: link.peer) }
         _ = try await f.call("Echo", [.variant(.uint32(0))])  // the forgeries were read before this reply
         #expect(await f.client.intake.forgedReplies > 0)
@@ -172,7 +237,7 @@ struct PeerLinkTests {
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
         let read = FileDescriptor(fds[0], owned: true), write = FileDescriptor(fds[1], owned: true)
-        await #expect(throws: DBus.DBusError.self) { try await c.adoptPeerLink(read, acceptsCalls: true, onClose: { _, _ in }) }
+        await #expect(throws: DBus.DBusError.self) { try await c.adoptPeerLink(read, role: .client, acceptsCalls: true, onClose: { _, _ in }) }
         _ = write
     }
 }
