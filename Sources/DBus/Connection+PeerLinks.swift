@@ -159,14 +159,19 @@ extension Connection {
             throw DBusError.invalidValue("out of memory while marshalling a message for a peer link")
         }
         WireTrace.note("out", message.pointer, on: uniqueName)
+        let open = link.phase == .open
         bytes.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
-            link.outbox.append(contentsOf: UnsafeBufferPointer(start: $0, count: Int(length)))
+            let marshalled = UnsafeBufferPointer(start: $0, count: Int(length))
+            // Before the authentication exchange has ended a message would be read as a line of
+            // it: it waits, and is written when the exchange ends.
+            if open { link.outbox.append(contentsOf: marshalled) } else { link.held.append(contentsOf: marshalled) }
         }
         dbus_free(bytes)
-        if link.phase != .open {
-            // Written once the authentication exchange ends: a message now would be read as a line of it.
-            link.held.append(contentsOf: link.outbox[link.written...])
-            link.outbox.removeSubrange(link.written...)
+        guard open else {
+            if link.held.count > PeerLink.maximumUnwritten {
+                closePeerLink(link.name, reason: "the peer did not end the authentication exchange (over \(PeerLink.maximumUnwritten >> 20) MiB waiting)")
+                throw DBusError.disconnected("the peer link closed while sending")
+            }
             return serial
         }
         flushLink(link)

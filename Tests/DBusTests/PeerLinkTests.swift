@@ -168,6 +168,9 @@ struct PeerLinkTests {
         let bus = try await PrivateBus()
         let c = try bus.connect()
         let link = try await rawLink(on: c)
+        // A call made before the exchange has ended waits for it: written now, it would be read as a line of it.
+        let early = c.callNow(link: link.name, path: TestObject.path, interface: TestObject.interface, member: "WhoAmI", timeout: .seconds(20))
+        let earlyCall = Task { try await early.body() }
         write([0] + Array("AUTH ANONYMOUS\r\n".utf8), to: link.peer)
         #expect(try await waitToRead(link.peer, "\r\n") == "REJECTED EXTERNAL\r\n")
         write(Array("AUTH EXTERNAL 31303030\r\n".utf8), to: link.peer)
@@ -176,6 +179,8 @@ struct PeerLinkTests {
         write(Array("NEGOTIATE_UNIX_FD\r\n".utf8), to: link.peer)
         #expect(try await waitToRead(link.peer, "\r\n").hasPrefix("ERROR"))
         write(Array("BEGIN\r\n".utf8), to: link.peer)
+        #expect(try await waitToRead(link.peer, "WhoAmI").contains("WhoAmI"), "the call held back comes after BEGIN")
+        earlyCall.cancel()
         // Open: a D-Bus message now gets a D-Bus answer (a call, refused by this side).
         write(marshalledCall(), to: link.peer)
         let answer = try await waitToRead(link.peer, "AccessDenied")
