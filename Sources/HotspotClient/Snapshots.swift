@@ -47,14 +47,17 @@ public struct HelperSnapshot: Sendable, Codable, Equatable {
     /// Why the helper wants to see Wi-Fi networks, as it said when registering (empty if none).
     public var purpose: String
     public var state: String
+    /// How its commands reach it: `bus`, `channel` (its command channel) or `daemon` (built in).
+    public var commandsVia: String
 
-    enum CodingKeys: String, CodingKey { case identifier, displayName = "display-name", purpose, state }
+    enum CodingKeys: String, CodingKey { case identifier, displayName = "display-name", purpose, state, commandsVia = "commands-via" }
 
     public init(_ d: [String: DBusValue]) {
         identifier = d["identifier"]?.string ?? ""
         displayName = d["display-name"]?.string ?? ""
         purpose = d["purpose"]?.string ?? ""
         state = d["state"]?.string ?? ""
+        commandsVia = d["commands-via"]?.string ?? ""
     }
 }
 

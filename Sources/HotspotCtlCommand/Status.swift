@@ -61,7 +61,8 @@ struct Helpers: AsyncParsableCommand {
         } else if helpers.isEmpty {
             print("no helpers registered")
         } else {
-            print(Output.table(["IDENTIFIER", "NAME", "STATE", "PURPOSE"], helpers.map { [$0.identifier, $0.displayName, $0.state, Output.dash($0.purpose)] }))
+            print(Output.table(["IDENTIFIER", "NAME", "STATE", "COMMANDS VIA", "PURPOSE"],
+                               helpers.map { [$0.identifier, $0.displayName, $0.state, Output.dash($0.commandsVia), Output.dash($0.purpose)] }))
         }
     }
 }

@@ -126,6 +126,12 @@ extension Engine {
         guard let id = helpers.first(where: { $0.value.uniqueName == sender })?.key else {
             throw HotspotError(.notRegistered, "this connection is not registered as a helper; call RegisterHelper first")
         }
+        // Each channel holds a descriptor of the daemon's; helpers cost none otherwise.
+        let open = helpers.values.filter { $0.commandLink != nil && $0.uniqueName != sender }.count
+        guard open < Self.maximumCommandChannels else {
+            throw HotspotError(.notAllowed, "\(open) helpers have command channels open, the most the daemon keeps; "
+                               + "this helper's commands keep coming over the bus")
+        }
         let (mine, theirs) = try Connection.socketPair()
         let link = try await bus.adoptPeerLink(mine, role: .server, acceptsCalls: false, maximumMessageSize: Self.commandChannelMaximumMessage) { [weak self] link, reason in
             Task { await self?.commandChannelClosed(id, uniqueName: sender, link: link, reason: reason) }
@@ -147,6 +153,8 @@ extension Engine {
     /// The most a helper's answer on its command channel may hold (claims for every network of a
     /// long scan list, with passwords, are far less).
     static let commandChannelMaximumMessage = 4 << 20
+    /// The most command channels open at once (far more helpers than any machine runs).
+    static let maximumCommandChannels = 64
 
     /// A helper's command channel closed. Unless the daemon closed it (the helper left or opened
     /// another), the helper closed it or broke it: it has left, as if it had left the bus.

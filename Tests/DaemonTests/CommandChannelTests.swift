@@ -90,6 +90,24 @@ struct CommandChannelTests {
         #expect(monitor.messages.filter { $0.member == "HandleCommand" }.count == before)
     }
 
+    /// Each channel holds one of the daemon's descriptors: at most 64 are open at once, and a
+    /// helper past that gets its commands over the bus.
+    @Test func channelsAreBoundedAndTheHelperPastTheBoundUsesTheBus() async throws {
+        let s = try await Scenario()
+        for i in 0..<65 {
+            _ = try await register(s, "H\(i)", channel: true, script: HelperScript(confidence: .none))
+        }
+        let via = try await helpersVia(s)
+        #expect(via.values.filter { $0 == "channel" }.count == 64, "\(via)")
+        #expect(via["H64"] == "bus", "\(via)")
+        // The helper past the bound still works, over the bus.
+        let last = HelperScript(confidence: .high)
+        _ = try await register(s, "Last", channel: true, script: last)
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+        #expect(try await s.property("Helper") == .string("Last"))
+    }
+
     @Test func onlyARegisteredHelperGetsAChannel() async throws {
         let s = try await Scenario()
         await #expect { try await s.manager("OpenCommandChannel") } throws: {

@@ -54,6 +54,9 @@ extension DesktopTests {
             #expect(list?.first?["display-name"] as? String == "Cafe")
             #expect(list?.first?["purpose"] as? String == "Signs in at Cafe")
             #expect(table.stdout.contains("PURPOSE") && table.stdout.contains("Signs in at Cafe"), "\(table.stdout)")
+            // A HotspotHelperKit helper takes its command channel.
+            #expect(list?.first?["commands-via"] as? String == "channel")
+            #expect(table.stdout.contains("COMMANDS VIA") && table.stdout.contains("channel"), "\(table.stdout)")
 
             let check = try await d.ctl(["check"])
             #expect(check.status == 0, "\(check.stderr)")
