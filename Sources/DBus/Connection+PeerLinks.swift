@@ -275,16 +275,18 @@ extension Connection {
         guard let link = links.values.first(where: { $0.fd == fd }) else { return }
         if revents & Int16(POLLOUT) != 0 { flushLink(link) }
         guard links[link.name] != nil, revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 else { return }
-        var chunk = [UInt8](repeating: 0, count: 65_536)
+        // One buffer for every link of this connection, made once: a zeroed 64 KiB array per
+        // read cost each message a few microseconds.
+        if linkReadBuffer.isEmpty { linkReadBuffer = [UInt8](repeating: 0, count: 65_536) }
         var rounds = 0
         while rounds < 64 {
             rounds += 1
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let n = linkReadBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
-                link.inbox.append(contentsOf: chunk[0..<n])
+                link.inbox.append(contentsOf: linkReadBuffer[0..<n])
                 if link.phase != .open, !handshake(link) { return }
                 if link.phase == .open, !handleInbox(link) { return }
-                if n < chunk.count { break }
+                if n < linkReadBuffer.count { break }
                 continue
             }
             if n < 0 && errno == EINTR { continue }

@@ -88,6 +88,8 @@ public actor Connection {
     /// Serials of messages sent on links, from the upper half of the range (libdbus numbers the
     /// bus's from 1), so a call on a link and one on the bus never share an entry in `pending`.
     var nextLinkSerial: UInt32 = PeerLink.firstSerial
+    /// Where links' bytes are read to (empty until a link is read).
+    var linkReadBuffer: [UInt8] = []
 
     // MARK: - Opening and closing
 

@@ -121,13 +121,18 @@ extension Engine {
 
     /// Opens a command channel to the registered helper on `sender` (OpenCommandChannel): a
     /// socket pair, one end served on the bus connection's thread as a peer link that accepts no
-    /// calls, the other returned. Its commands then go there; a channel opened before is closed.
+    /// calls, the other returned. Its commands then go there, until it leaves.
     func openCommandChannel(sender: String) async throws -> FileDescriptor {
-        guard let id = helpers.first(where: { $0.value.uniqueName == sender })?.key else {
+        guard let (id, h) = helpers.first(where: { $0.value.uniqueName == sender }) else {
             throw HotspotError(.notRegistered, "this connection is not registered as a helper; call RegisterHelper first")
         }
+        // One per helper, for as long as it is registered: replacing it would strand the
+        // commands under way on the old one.
+        guard h.commandLink == nil else {
+            throw HotspotError(.alreadyRegistered, "this helper's command channel is open already; there is one per registration")
+        }
         // Each channel holds a descriptor of the daemon's; helpers cost none otherwise.
-        let open = helpers.values.filter { $0.commandLink != nil && $0.uniqueName != sender }.count
+        let open = helpers.values.filter { $0.commandLink != nil }.count
         guard open < Self.maximumCommandChannels else {
             throw HotspotError(.notAllowed, "\(open) helpers have command channels open, the most the daemon keeps; "
                                + "this helper's commands keep coming over the bus")
@@ -136,15 +141,12 @@ extension Engine {
         let link = try await bus.adoptPeerLink(mine, role: .server, acceptsCalls: false, maximumMessageSize: Self.commandChannelMaximumMessage) { [weak self] link, reason in
             Task { await self?.commandChannelClosed(id, uniqueName: sender, link: link, reason: reason) }
         }
-        guard helpers[id]?.uniqueName == sender else {
-            // The helper left while the link was made.
-            await bus.closePeerLink(link, reason: "the helper left")
-            throw HotspotError(.notRegistered, "this connection is no longer registered as a helper")
+        guard helpers[id]?.uniqueName == sender, helpers[id]?.commandLink == nil else {
+            // The helper left, or a second call got its channel, while the link was made.
+            await bus.closePeerLink(link, reason: "the helper left or has its channel")
+            throw HotspotError(.notRegistered, "this connection is no longer registered as a helper, or has its command channel already")
         }
-        // The new link first: the old one's closing then finds it no longer the helper's.
-        let old = helpers[id]?.commandLink
         helpers[id]?.commandLink = link
-        if let old { await bus.closePeerLink(old, reason: "replaced by a new channel") }
         log.info("helper \(UntrustedText.forLog(id.rawValue)) opened its command channel")
         await publishHelpers()
         return theirs
@@ -156,8 +158,8 @@ extension Engine {
     /// The most command channels open at once (far more helpers than any machine runs).
     static let maximumCommandChannels = 64
 
-    /// A helper's command channel closed. Unless the daemon closed it (the helper left or opened
-    /// another), the helper closed it or broke it: it has left, as if it had left the bus.
+    /// A helper's command channel closed. Unless the daemon closed it (the helper left), the
+    /// helper closed it or broke it: it has left, as if it had left the bus.
     func commandChannelClosed(_ id: HelperID, uniqueName: String, link: String, reason: String) async {
         guard let h = helpers[id], h.uniqueName == uniqueName, h.commandLink == link else { return }
         await helperVanished(id, uniqueName: uniqueName, why: "its command channel closed (\(UntrustedText.forLog(reason)))")

@@ -108,11 +108,20 @@ struct CommandChannelTests {
         #expect(try await s.property("Helper") == .string("Last"))
     }
 
-    @Test func onlyARegisteredHelperGetsAChannel() async throws {
+    @Test func onlyARegisteredHelperGetsAChannelAndOnlyOne() async throws {
         let s = try await Scenario()
         await #expect { try await s.manager("OpenCommandChannel") } throws: {
             $0.dbusName == "org.freedesktop.NetworkManager.HotspotHelper.Error.NotRegistered"
         }
+        // A second channel would strand the commands under way on the first: refused.
+        let (helper, c) = try await register(s, "Once", channel: true, script: HelperScript(confidence: .high))
+        let first = try #require(await helper.commandChannel)
+        await #expect { try await c.call(HotspotContract.Manager.openCommandChannel, of: HotspotContract.manager, at: HotspotContract.managerPath) } throws: {
+            $0.dbusName == "org.freedesktop.NetworkManager.HotspotHelper.Error.AlreadyRegistered"
+        }
+        #expect(await c.isPeerLinkOpen(first))
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
     }
 
     @Test func aHelperThatClosesItsChannelHasLeft() async throws {
