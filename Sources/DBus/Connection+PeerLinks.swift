@@ -83,7 +83,7 @@ extension Connection {
     }
 
     /// A connected pair of stream sockets (close-on-exec) for a peer link: adopt one end with
-    /// ``adoptPeerLink(_:role:acceptsCalls:maximumMessageSize:onClose:)`` and hand the other to the
+    /// ``adoptPeerLink(_:role:acceptsCalls:maximumMessageSize:named:onClose:)`` and hand the other to the
     /// peer as a `.unixFD` value.
     public static func socketPair() throws -> (FileDescriptor, FileDescriptor) {
         var fds: [Int32] = [-1, -1]
@@ -102,7 +102,12 @@ extension Connection {
     /// refused (AccessDenied) otherwise. A message over `maximumMessageSize` bytes, bytes that
     /// are not a D-Bus message, the peer closing its end, or more than 4 MiB it does not read
     /// close the link: its pending calls fail and `onClose` is called once, with its name and the reason.
+    ///
+    /// `named` is called with the link's name on the connection's thread before anything is read
+    /// from it: a handler that checks senders can know the link before its first message, which
+    /// may come before this method's caller has resumed.
     public func adoptPeerLink(_ descriptor: FileDescriptor, role: PeerLinkRole, acceptsCalls: Bool, maximumMessageSize: Int = 1 << 20,
+                              named: @Sendable (String) -> Void = { _ in },
                               onClose: @escaping @Sendable (_ link: String, _ reason: String) -> Void) throws -> String {
         guard raw != nil else { throw DBusError.disconnected(disconnectReason ?? "closed") }
         var type: Int32 = 0, domain: Int32 = 0
@@ -118,6 +123,7 @@ extension Connection {
         let link = PeerLink(name: "\(PeerLink.namePrefix)\(linksOpened)", fd: fd, role: role, acceptsCalls: acceptsCalls,
                             maximumMessageSize: maximumMessageSize, onClose: onClose)
         links[link.name] = link
+        named(link.name)
         if role == .client {
             // The credentials byte, then EXTERNAL with our uid (its decimal digits, hex-encoded),
             // as libdbus and GDBus clients begin.

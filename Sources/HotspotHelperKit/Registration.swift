@@ -97,11 +97,11 @@ public actor HotspotHelper {
         guard case .unixFD(let fd)? = reply.first else { return }
         if let old = daemonOwner.link() { await connection.closePeerLink(old, reason: "replaced") }
         let box = daemonOwner
-        // Commands on the scan list of a crowded place stay far below this.
-        guard let link = try? await connection.adoptPeerLink(fd, role: .client, acceptsCalls: true, maximumMessageSize: 16 << 20, onClose: { link, _ in
-            box.linkClosed(link)
-        }) else { return }
-        daemonOwner.setLink(link)
+        // The handler must know the channel before its first command, which the daemon may send
+        // (and this connection's thread read) before this task resumes: `named` runs first.
+        // Commands on the scan list of a crowded place stay far below the size limit.
+        _ = try? await connection.adoptPeerLink(fd, role: .client, acceptsCalls: true, maximumMessageSize: 16 << 20,
+                                                named: { box.setLink($0) }, onClose: { link, _ in box.linkClosed(link) })
     }
 
     private func registerNow() async throws {

@@ -236,6 +236,26 @@ struct PeerLinkTests {
         #expect(link.closed.first == nil, "a stray reply is not a reason to close the link")
     }
 
+    /// A message already waiting in the socket when the link is adopted is handled after `named`
+    /// has run: a sender check can know the link before its first message.
+    @Test func theLinkIsNamedBeforeItsFirstMessageIsHandled() async throws {
+        let bus = try await PrivateBus()
+        let c = try bus.connect()
+        let order = Mutex<[String]>([])
+        try await c.export([DBusInterface(TestObject.interface, methods: [
+            DBusMethod("WhoAmI", outputs: [DBusArgument("sender", "s")]) { call in
+                order.withLock { $0.append("called by \(call.sender)") }
+                return [.string(call.sender)]
+            },
+        ])], at: TestObject.path)
+        let (mine, theirs) = try Connection.socketPair()
+        write(Self.authenticate + marshalledCall(), to: theirs)
+        let name = try await c.adoptPeerLink(mine, role: .server, acceptsCalls: true, named: { name in order.withLock { $0.append("named \(name)") } },
+                                             onClose: { _, _ in })
+        #expect(try await waitToRead(theirs, name).contains(name), "the call was answered")
+        #expect(order.withLock { $0 } == ["named \(name)", "called by \(name)"])
+    }
+
     @Test func aLinkEndThatIsNotAStreamSocketIsRefused() async throws {
         let bus = try await PrivateBus()
         let c = try bus.connect()

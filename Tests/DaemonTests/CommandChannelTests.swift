@@ -108,6 +108,22 @@ struct CommandChannelTests {
         #expect(try await s.property("Helper") == .string("Last"))
     }
 
+    /// The example helper, a process of its own as helpers are, takes its channel and keeps it.
+    @Test func theExampleHelperTakesItsChannelAndKeepsIt() async throws {
+        let s = try await Scenario()
+        let helper = try ManagedProcess.launch(TestKitPaths.product("hotspot-example-helper").path,
+                                               ["--display-name", "Example", "--network", "CityFree"], environment: s.bus.environment,
+                                               name: "example helper")
+        defer { helper.stop() }
+        #expect(await helper.waitForOutput(containing: "registered", timeout: .seconds(15)))
+        try await s.waitUntil("the example helper has its command channel") { try await helpersVia(s) == ["Example": "channel"] }
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitFor("authenticated")
+        #expect(try await s.property("Helper") == .string("Example"), "\(helper.output)\n\(s.daemon.log.suffix(3000))")
+        #expect(try await helpersVia(s) == ["Example": "channel"])
+        #expect(!s.daemon.log.contains("command channel closed"), "\(s.daemon.log.suffix(3000))\nHELPER:\n\(helper.output)")
+    }
+
     @Test func onlyARegisteredHelperGetsAChannelAndOnlyOne() async throws {
         let s = try await Scenario()
         await #expect { try await s.manager("OpenCommandChannel") } throws: {

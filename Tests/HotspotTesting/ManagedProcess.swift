@@ -193,10 +193,15 @@ public final class ManagedProcess: Sendable {
         if isRunning { kill(pid, signal) }
     }
 
-    /// Waits for the process to exit and returns its status (nil on timeout).
+    /// Waits for the process to exit and returns its status (nil on timeout). Once it has
+    /// exited, waits up to 2 s more for its output to be read to the end (the pipes are read on
+    /// a thread of their own, which on a loaded machine can lag the exit), so `output` then holds
+    /// everything it wrote unless something it started still holds the pipes.
     public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
         _ = await changes.holds(within: timeout) { box.state.withLock { $0.exitStatus != nil } }
-        return box.state.withLock { $0.exitStatus }
+        guard let status = box.state.withLock({ $0.exitStatus }) else { return nil }
+        _ = await changes.holds(within: .seconds(2)) { box.state.withLock { $0.pipesClosed } }
+        return status
     }
 
     /// Stops the process: SIGTERM now, then SIGKILL after a grace period. Idempotent, and it
