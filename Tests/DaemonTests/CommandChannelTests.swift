@@ -121,7 +121,7 @@ struct CommandChannelTests {
         try await s.waitFor("authenticated")
         #expect(try await s.property("Helper") == .string("Example"), "\(helper.output)\n\(s.daemon.log.suffix(3000))")
         #expect(try await helpersVia(s) == ["Example": "channel"])
-        #expect(!s.daemon.log.contains("command channel closed"), "\(s.daemon.log.suffix(3000))\nHELPER:\n\(helper.output)")
+        #expect(!s.daemon.log.contains("command channel closed"), "\(s.daemon.log.suffix(3000))\nthe example helper said:\n\(helper.output)")
     }
 
     @Test func onlyARegisteredHelperGetsAChannelAndOnlyOne() async throws {
