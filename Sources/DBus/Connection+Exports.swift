@@ -279,38 +279,31 @@ extension Connection {
     }
 
     func replyNow(serial: UInt32, to sender: String, _ values: [DBusValue]) {
-        if let link = links[sender] {
-            // A call read from a peer link is answered there.
-            do {
-                try Marshal.validateBody(values)
-                let msg = try RawMessage.methodReturn(replySerial: serial, destination: "")
-                try Marshal.append(values, to: msg.pointer)
-                _ = try sendOnLink(link, msg)
-            } catch {
-                replyError(serial: serial, to: sender, name: DBusErrorName.failed, text: "internal error: invalid reply: \(error)")
-            }
-            return
-        }
-        guard let conn = raw else { return }
         do {
             try Marshal.validateBody(values)
-            let msg = try RawMessage.methodReturn(replySerial: serial, destination: sender)
+            let msg = try RawMessage.methodReturn(replySerial: serial, destination: answerDestination(sender))
             try Marshal.append(values, to: msg.pointer)
-            WireTrace.note("out", msg.pointer, on: uniqueName)
-            _ = dbus_connection_send(conn, msg.pointer, nil)
+            transmitAnswer(msg, to: sender)
         } catch {
             replyError(serial: serial, to: sender, name: DBusErrorName.failed, text: "internal error: invalid reply: \(error)")
         }
     }
 
     func replyError(serial: UInt32, to sender: String, name: String, text: String) {
+        guard let msg = try? RawMessage.errorReply(replySerial: serial, destination: answerDestination(sender), name: name, text: text) else { return }
+        transmitAnswer(msg, to: sender)
+    }
+
+    /// An answer to a call read from a peer link carries no destination: there is no bus to route it.
+    private func answerDestination(_ sender: String) -> String { links[sender] == nil ? sender : "" }
+
+    /// Sends an answer the way its call came: on the peer link it was read from, or on the bus.
+    private func transmitAnswer(_ msg: RawMessage, to sender: String) {
         if let link = links[sender] {
-            if let msg = try? RawMessage.errorReply(replySerial: serial, destination: "", name: name, text: text) {
-                _ = try? sendOnLink(link, msg)
-            }
+            _ = try? sendOnLink(link, msg)  // a link that closes meanwhile has failed its calls already
             return
         }
-        guard let conn = raw, let msg = try? RawMessage.errorReply(replySerial: serial, destination: sender, name: name, text: text) else { return }
+        guard let conn = raw else { return }
         WireTrace.note("out", msg.pointer, on: uniqueName)
         _ = dbus_connection_send(conn, msg.pointer, nil)
     }

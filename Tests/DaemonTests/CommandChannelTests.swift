@@ -29,6 +29,12 @@ struct CommandChannelTests {
         return (h, c)
     }
 
+    /// HandleCommand calls the bus carried so far (dbus-monitor, caught up).
+    func commandsOnTheBus(_ s: Scenario, _ monitor: BusMonitor) async throws -> [BusMonitor.Message] {
+        try await monitor.catchUp(s.client)
+        return monitor.messages.filter { $0.member == "HandleCommand" }
+    }
+
     @Test func aKitHelpersCommandsComeOverItsChannelNotTheBus() async throws {
         let s = try await Scenario()
         let monitor = try await BusMonitor.start(on: s.bus)
@@ -38,13 +44,11 @@ struct CommandChannelTests {
         #expect(await helper.commandChannel != nil)
         #expect(try await helpersVia(s) == ["Direct": "channel"])
         // What came before the channel opened (the filter-scan-list a registration may bring) came over the bus.
-        try await monitor.catchUp(s.client)
-        let before = monitor.messages.filter { $0.member == "HandleCommand" }.count
+        let before = try await commandsOnTheBus(s, monitor).count
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
         #expect(script.received.filter { $0 != .filterScanList }.starts(with: [.evaluate, .authenticate]), "\(script.received)")
-        try await monitor.catchUp(s.client)
-        let onTheBus = monitor.messages.filter { $0.member == "HandleCommand" }.dropFirst(before)
+        let onTheBus = try await commandsOnTheBus(s, monitor).dropFirst(before)
         #expect(onTheBus.isEmpty, "commands crossed the bus: \(onTheBus.map(\.header))")
     }
 
@@ -58,8 +62,7 @@ struct CommandChannelTests {
         #expect(try await helpersVia(s) == ["Bussed": "bus"])
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
-        try await monitor.catchUp(s.client)
-        let onTheBus = monitor.messages.filter { $0.member == "HandleCommand" && $0.destination == c.uniqueName }
+        let onTheBus = try await commandsOnTheBus(s, monitor).filter { $0.destination == c.uniqueName }
         #expect(onTheBus.count >= 2, "evaluate and authenticate go over the bus")
     }
 
@@ -78,16 +81,14 @@ struct CommandChannelTests {
             return
         }
         #expect(try await helpersVia(s) == ["org.example.gdbus": "channel"])
-        try await monitor.catchUp(s.client)
-        let before = monitor.messages.filter { $0.member == "HandleCommand" }.count
+        let before = try await commandsOnTheBus(s, monitor).count
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
         #expect(try await s.property("Helper") == .string("GDBus Wi-Fi"))
         #expect(helper.output.contains("command evaluate via channel") && helper.output.contains("command authenticate via channel"),
                 "\(helper.output)")
         #expect(!helper.output.contains("evaluate via bus") && !helper.output.contains("authenticate via bus"), "\(helper.output)")
-        try await monitor.catchUp(s.client)
-        #expect(monitor.messages.filter { $0.member == "HandleCommand" }.count == before)
+        #expect(try await commandsOnTheBus(s, monitor).count == before)
     }
 
     /// Each channel holds one of the daemon's descriptors: at most 64 are open at once, and a
