@@ -110,6 +110,8 @@ SYSTEMDSYSTEMUNITDIR ?= /lib/systemd/system
 SYSTEMDUSERUNITDIR ?= $(PREFIX)/lib/systemd/user
 DBUSDIR ?= $(DATADIR)/dbus-1
 POLKITDIR ?= $(DATADIR)/polkit-1/actions
+# NetworkManager's own pre-up dispatcher directory for packages (it also reads /etc's).
+NMDISPATCHERDIR ?= $(PREFIX)/lib/NetworkManager/dispatcher.d
 RELEASE_SCRATCH ?= .build-release
 BUILT_PRODUCTS ?= $(RELEASE_SCRATCH)/release
 DEB_DIR ?= debian-build
@@ -182,6 +184,7 @@ install: $(if $(SKIP_BUILD),,release)
 	$(INSTALL) -D -m 0644 dbus/$(BUS_NAME).xml $(DESTDIR)$(DBUSDIR)/interfaces/$(BUS_NAME).xml
 	$(INSTALL) -D -m 0644 packaging/$(BUS_NAME).policy $(DESTDIR)$(POLKITDIR)/$(BUS_NAME).policy
 	$(INSTALL) -D -m 0644 packaging/hotspot-helperd.service $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/hotspot-helperd.service
+	$(INSTALL) -D -m 0755 packaging/networkmanager/90-hotspot-helper $(DESTDIR)$(NMDISPATCHERDIR)/pre-up.d/90-hotspot-helper
 	$(INSTALL) -D -m 0644 packaging/hotspot-helper-agent.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/hotspot-helper-agent.service
 	$(INSTALL) -D -m 0644 packaging/hotspot-helper-agent.desktop $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hotspot-helper-agent.desktop
 	$(INSTALL) -D -m 0644 packaging/hotspot-helperd.conf $(DESTDIR)$(SYSCONFDIR)/hotspot-helper/hotspot-helperd.conf
@@ -207,6 +210,7 @@ uninstall:
 	  $(DESTDIR)$(DBUSDIR)/system.d/$(BUS_NAME).conf $(DESTDIR)$(DBUSDIR)/system-services/$(BUS_NAME).service \
 	  $(DESTDIR)$(DBUSDIR)/interfaces/$(BUS_NAME).xml $(DESTDIR)$(POLKITDIR)/$(BUS_NAME).policy \
 	  $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/hotspot-helperd.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/hotspot-helper-agent.service \
+	  $(DESTDIR)$(NMDISPATCHERDIR)/pre-up.d/90-hotspot-helper \
 	  $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hotspot-helper-agent.desktop \
 	  $(DESTDIR)$(MANDIR)/man1/hotspotctl.1.gz $(DESTDIR)$(MANDIR)/man1/hotspot-helper-agent.1.gz $(DESTDIR)$(MANDIR)/man8/hotspot-helperd.8.gz \
 	  $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl \
