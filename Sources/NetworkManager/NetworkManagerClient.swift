@@ -402,11 +402,11 @@ public actor NetworkManagerClient {
     /// handed the device over before ACTIVATED (``reportJoinEarly(interface:)``).
     private func activated(_ path: ObjectPath, roamed: Bool = false, early: Bool = false) async {
         let myEpoch = epoch
-        let device = (try? await properties(path, NetworkManagerNames.device)) ?? [:]
-        let wireless = (try? await properties(path, NetworkManagerNames.wireless)) ?? [:]
+        let device = (try? await properties(path, NetworkManagerNames.device, fresh: early)) ?? [:]
+        let wireless = (try? await properties(path, NetworkManagerNames.wireless, fresh: early)) ?? [:]
         let activePath = device["ActiveConnection"]?.nonRootPath
         var active: [String: DBusValue] = [:]
-        if let activePath { active = (try? await properties(activePath, NetworkManagerNames.activeConnection)) ?? [:] }
+        if let activePath { active = (try? await properties(activePath, NetworkManagerNames.activeConnection, fresh: early)) ?? [:] }
         let apPath = wireless["ActiveAccessPoint"]?.nonRootPath ?? active["SpecificObject"]?.nonRootPath
         var ap: AccessPoint?
         if let apPath {
