@@ -46,7 +46,10 @@ var HotspotDaemon = class HotspotDaemon {
     /**
      * The daemon's interfaces now ([] while it is not on the bus).
      *
-     * @returns {Array<{path: string, device: string, status: object, scanList: Array<object>}>}
+     * `failed`: the last sign-in on it failed, and no join began since (the daemon leaves a
+     * network whose sign-in failed, so its State is back to inactive at once; its Reason stays).
+     *
+     * @returns {Array<{path: string, device: string, status: object, failed: boolean, scanList: Array<object>}>}
      */
     get interfaces() {
         return [...this._interfaces.entries()]
@@ -60,6 +63,7 @@ var HotspotDaemon = class HotspotDaemon {
                     Reason: this._string(entry.proxy, 'Reason'),
                     Connectivity: this._string(entry.proxy, 'Connectivity'),
                 },
+                failed: entry.failed,
                 scanList: entry.scanList,
             }));
     }
@@ -129,7 +133,7 @@ var HotspotDaemon = class HotspotDaemon {
     }
 
     _addInterface(path) {
-        const entry = {proxy: null, scanList: [], generation: 0, ids: null};
+        const entry = {proxy: null, scanList: [], generation: 0, ids: null, failed: false};
         this._interfaces.set(path, entry);
         const cancellable = this._cancellable;
         Gio.DBusProxy.new_for_bus(Gio.BusType.SYSTEM, PROXY_FLAGS, null, BUS_NAME, path,
@@ -144,8 +148,16 @@ var HotspotDaemon = class HotspotDaemon {
                 if (cancellable?.is_cancelled() || this._interfaces.get(path) !== entry)
                     return;
                 entry.proxy = proxy;
+                entry.failed = this._string(proxy, 'State') === 'failure';
                 entry.ids = [
-                    proxy.connect('g-properties-changed', () => this._changed()),
+                    proxy.connect('g-properties-changed', (_p, changed) => {
+                        const state = changed.lookup_value('State', null)?.deepUnpack();
+                        if (state === 'failure')
+                            entry.failed = true;
+                        else if (state && state !== 'inactive')
+                            entry.failed = false;
+                        this._changed();
+                    }),
                     proxy.connect('g-signal', (_p, _sender, signal) => {
                         if (signal === 'ScanListChanged')
                             this._readScanList(entry);

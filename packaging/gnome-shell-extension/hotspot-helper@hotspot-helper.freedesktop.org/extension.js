@@ -56,9 +56,16 @@ class HotspotHelperExtension {
             }
         }
         this._restore(kept);
-        // The network being joined or used: the interface the daemon is working on.
+        // The network being joined or used: the interface the daemon is working on; else one
+        // whose sign-in failed (and so was left), until the next join.
         const current = interfaces.find(i => i.status.State && i.status.State !== 'inactive');
-        this._setSubtitle(current ? subtitleFor(current.status) : '');
+        const failed = interfaces.find(i => i.failed);
+        if (current)
+            this._setSubtitle(subtitleFor(current.status));
+        else if (failed)
+            this._setSubtitle(subtitleFor({...failed.status, State: 'failure'}));
+        else
+            this._setSubtitle('');
     }
 
     /** Shows `text` on a row, and again whenever Shell rewrites the row's name. */

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: Apache-2.0
+import HotspotTesting
+import DBus
+import Foundation
+import HotspotCore
+import HotspotHelperKit
+import HotspotProtocol
+import Testing
+
+extension DesktopTests {
+    /// The GNOME Shell extension (packaging/gnome-shell-extension) in a real, headless GNOME Shell
+    /// 43 run as nobody, against python-dbusmock's NetworkManager, polkit (python-dbusmock's
+    /// polkitd, allowing the session read-scan-list), the real daemon and helpers in this process;
+    /// the menus are read with org.gnome.Shell.Eval, and screenshots saved in .build/shell-screenshots.
+    @Suite(.enabled(if: GnomeShell.unavailable == nil, Comment(rawValue: GnomeShell.unavailable ?? "")))
+    struct GnomeShellTests {
+        static let uuid = "hotspot-helper@hotspot-helper.freedesktop.org"
+        static var extensionSource: URL { TestKitPaths.repositoryRoot.appendingPathComponent("packaging/gnome-shell-extension/\(uuid)") }
+        static var vendorOverride: URL {
+            TestKitPaths.repositoryRoot.appendingPathComponent("packaging/gnome-shell-extension/50_hotspot-helper.gschema.override")
+        }
+        static var screenshots: URL { TestKitPaths.repositoryRoot.appendingPathComponent(".build/shell-screenshots") }
+
+        @Test func claimedNetworksShowTheirHelpersNameAndTheHeaderSaysWhatTheDaemonDoes() async throws {
+            let s = try await ShellScene()
+            try await s.helper("City Free Wi-Fi", claims: ["CityFree"])
+            try await s.waitForScanList { $0["CityFree"] == "City Free Wi-Fi" }
+            let shell = try await s.startShell()
+            #expect(try await shell.extensionState(Self.uuid) == "enabled", "\(shell.log)")
+
+            // The claimed network shows the helper's name; the others their SSIDs.
+            try await s.waitForRows(shell, ["City Free Wi-Fi": "CityFree", "Library": "Library", "CoffeeShop": "CoffeeShop"])
+            #expect(try await s.subtitle(shell) == "")
+
+            // A helper that registers later: its claims arrive by ScanListChanged. One display name
+            // on two visible networks shows the SSID beside it.
+            try await s.helper("Coffee Corner", claims: ["CoffeeShop", "Library"])
+            try await s.waitForRows(shell, ["City Free Wi-Fi": "CityFree", "Coffee Corner (Library)": "Library",
+                                            "Coffee Corner (CoffeeShop)": "CoffeeShop"])
+
+            // A join: the header follows the daemon to signed in.
+            try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            try await s.waitFor("authenticated")
+            try await s.waitUntil("the Wi-Fi menu says who signed in") { try await s.subtitle(shell) == "Signed in by City Free Wi-Fi" }
+            try await s.openWiFiMenu(shell)
+            try await shell.screenshot(to: Self.screenshots.appendingPathComponent("wifi-menu-signed-in.png"))
+
+            // The daemon leaves: Shell's own labels and header come back.
+            #expect(await s.daemon.stop() == 0)
+            try await s.waitForRows(shell, ["CityFree": "CityFree", "Library": "Library", "CoffeeShop": "CoffeeShop"])
+            try await s.waitUntil("the header loses the daemon's words") { try await s.subtitle(shell) == "" }
+            try await shell.screenshot(to: Self.screenshots.appendingPathComponent("wifi-menu-without-daemon.png"))
+        }
+
+        @Test func theHeaderSaysWhenAHelperNeedsTheUserAndWhenSignInFailed() async throws {
+            let s = try await ShellScene()
+            let script = try await s.helper("City Free Wi-Fi", claims: ["CityFree"], results: [.authenticate: .uiRequired])
+            let shell = try await s.startShell()
+            try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            try await s.waitFor("presenting-ui")
+            try await s.waitUntil("the Wi-Fi menu asks the user to sign in") {
+                try await s.subtitle(shell) == "City Free Wi-Fi needs you to sign in"
+            }
+            try await s.openWiFiMenu(shell)
+            try await shell.screenshot(to: Self.screenshots.appendingPathComponent("wifi-menu-needs-sign-in.png"))
+
+            // The user signs in, the helper says it failed: the daemon leaves the network, and the
+            // menu still says why until the next join.
+            script.set(.presentUI, .failure)
+            _ = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
+                                        member: "PresentUI")
+            try await s.waitForDisconnect()
+            try await s.waitFor("inactive")
+            try await s.waitUntil("the Wi-Fi menu says the sign-in failed") { try await s.subtitle(shell) == "Sign-in failed" }
+            try await shell.screenshot(to: Self.screenshots.appendingPathComponent("wifi-menu-sign-in-failed.png"))
+        }
+
+        /// Shell 43 opens "Hotspot Login" when the main connection is ACTIVATED while
+        /// NetworkManager's Connectivity is PORTAL. With the join held until the daemon signed in,
+        /// NetworkManager's check says PORTAL only while the connection is ACTIVATING, and FULL
+        /// before it is ACTIVATED: no window. The old order (ACTIVATED with PORTAL, FULL 1 s later)
+        /// opens it in the same Shell, which shows the check can fail.
+        @Test func noHotspotLoginWindowWhenTheJoinIsHeldUntilSignedInButOneWithoutTheHold() async throws {
+            let s = try await ShellScene()
+            try await s.helper("City Free Wi-Fi", claims: ["CityFree"])
+            let shell = try await s.startShell()
+            let watch = Duration.seconds(8)
+            func portalShown() async throws -> Bool {
+                if try await shell.owner("org.gnome.Shell.PortalHelper") != nil { return true }
+                return try await shell.windows().contains(where: \.isHotspotLogin)
+            }
+
+            // The held join, with the timing the real stack shows.
+            let held = Task { try await s.replayHeldJoin("CityFree", accessPoint: "ap1") }
+            let quiet = try await s.holdsThroughout(.seconds(3) + watch) { !(try await portalShown()) }
+            try await held.value
+            let windowsAfterHold = try await shell.windows()
+            #expect(quiet, "Shell opened Hotspot Login for the held join: \(windowsAfterHold)\n\(shell.log)")
+            try await s.waitFor("authenticated")
+
+            // The control: the old order, on a new connection.
+            try await s.replayLeave()
+            let started = ContinuousClock.now
+            try await s.replayUnheldJoin("CityFree", accessPoint: "ap1")
+            try await s.waitUntil("Shell opens Hotspot Login", timeout: .seconds(60)) {
+                try await shell.windows().contains(where: \.isHotspotLogin)
+            }
+            let opened = ContinuousClock.now - started
+            #expect(try await shell.owner("org.gnome.Shell.PortalHelper") != nil)
+            #expect(opened < watch, "the window took \(opened), longer than the held join was watched (\(watch)): that watch proves nothing")
+            _ = try await shell.eval("imports.ui.main.overview.hide(); imports.ui.main.messageTray.getSources().forEach(s => s.destroy()); true")
+            try await s.waitUntil("the Hotspot Login window is drawn") { try await shell.windows().contains { $0.isHotspotLogin && $0.shown } }
+            try await shell.screenshot(to: Self.screenshots.appendingPathComponent("hotspot-login-control.png"))
+            try await shell.stopService("org.gnome.Shell.PortalHelper")
+        }
+    }
+}
+
+/// ``DaemonScenario`` with polkit, helpers in this process, and GNOME Shell started on demand;
+/// its Wi-Fi device has the properties Shell's NetworkManager client reads that the mock lacks.
+struct ShellScene: DaemonScenarioParts {
+    let core: DaemonScenario
+    let polkit: DBusMock
+    let helpers = Kept<HotspotHelper>()
+    let shells = Kept<GnomeShell>()
+    var patience: Duration { .seconds(30) }
+    var diagnostics: String { "--- daemon log ---\n\(core.daemon.log.suffix(3000))\n\(shells.all.last?.log ?? "")" }
+
+    init() async throws {
+        let bus = try await PrivateBus()
+        polkit = try await bus.startMock(template: "polkitd", waitFor: "org.freedesktop.PolicyKit1")
+        let c = try bus.connect()
+        // The session's user may read the scan list (polkit's answer for an active local session).
+        try await polkit.mockCall(c, path: "/org/freedesktop/PolicyKit1/Authority", "SetAllowed", [.strings([HotspotContract.Action.readScanList.id])])
+        core = try await DaemonScenario(accessPoints: [
+            MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01", strength: 80),
+            MockAccessPoint(name: "ap2", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:02", strength: 60),
+            MockAccessPoint(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03", strength: 40),
+        ], settings: ["command-timeout": "5", "filter-interval": "0.2", "maintain-interval": "300"], bus: bus)
+        // Shell hands ConnectivityCheckUri to the portal window: a closed local port, so the
+        // window loads nothing from anywhere.
+        try await mock("AddProperties", [.string("org.freedesktop.NetworkManager"), .varDict([
+            "PrimaryConnection": .objectPath("/"), "ActivatingConnection": .objectPath("/"),
+            "ConnectivityCheckUri": .string("http://127.0.0.1:9/"), "ConnectivityCheckEnabled": .bool(true),
+            "ConnectivityCheckAvailable": .bool(true),
+        ])])
+        try await mock("AddProperty", [.string("org.freedesktop.NetworkManager.Device.Wireless"), .string("ActiveAccessPoint"),
+                                       .variant(.objectPath("/"))], path: core.device)
+        try await core.nm.addMethod(core.client, path: DaemonScenario.nmPath, interface: "org.freedesktop.DBus.Mock", name: "Activation",
+                                    inSignature: "ssssuuub", outSignature: "", code: Self.activation)
+    }
+
+    /// Starts GNOME Shell with the extension installed for its user and enabled by the package's
+    /// vendor override.
+    func startShell() async throws -> GnomeShell {
+        let shell = try await GnomeShell(systemBus: bus, extensions: [DesktopTests.GnomeShellTests.extensionSource],
+                                         overrides: [DesktopTests.GnomeShellTests.vendorOverride])
+        waiter.follow(shell.process.changes)
+        shells.keep(shell)
+        // Screenshots without animations half-way.
+        _ = try await shell.eval("imports.gi.St.Settings.get().inhibit_animations(); true")
+        return shell
+    }
+
+    /// Registers a helper that claims `claims` in filter-scan-list, is confident about them, and
+    /// answers `results`.
+    @discardableResult
+    func helper(_ name: String, claims: [String], results: [CommandType: CommandResult] = [:]) async throws -> HelperScript {
+        let script = HelperScript(confidence: .high, results: results, claims: Dictionary(uniqueKeysWithValues: claims.map { ($0, nil) }))
+        let h = try await HotspotHelper.register(options: HotspotHelperOptions(displayName: name, identifier: "test.\(name)", purpose: "Signs in at \(name)"),
+                                                 connection: try bus.connect()) { command in script.answer(command) }
+        waiter.follow(script.changes)
+        helpers.keep(h)
+        return script
+    }
+
+    /// Waits until the daemon's scan list (as root reads it) satisfies `condition` (SSID → display name).
+    func waitForScanList(_ condition: @escaping ([String: String]) -> Bool) async throws {
+        try await waitUntil("the daemon's scan list is annotated") {
+            let list = try await client.call(destination: HotspotContract.busName, path: interfacePath, interface: HotspotContract.interfaceInterface,
+                                             member: "GetScanList").first?.arrayItems?.compactMap(\.varDict) ?? []
+            var names: [String: String] = [:]
+            for entry in list {
+                guard let ssid = entry["ssid"]?.byteArray else { continue }
+                names[String(decoding: ssid, as: UTF8.self)] = entry["display-name"]?.string ?? ""
+            }
+            return condition(names)
+        }
+    }
+
+    struct Row: Decodable, Equatable { var ssid: String; var label: String }
+
+    /// The Wi-Fi menu's rows as Shell shows them (read from Shell, not from the extension).
+    func rows(_ shell: GnomeShell) async throws -> [Row] {
+        try await shell.eval("""
+            (() => { const t = imports.ui.main.panel.statusArea.quickSettings._network._wirelessToggle;
+              return [...t._items.values()].flatMap(d => [...d._networkItems.entries()].filter(([n]) => n._ssid)
+                .map(([n, r]) => ({ssid: imports.gi.NM.utils_ssid_to_utf8(n._ssid.get_data()), label: r._label.text}))); })()
+            """, as: [Row].self)
+    }
+
+    /// Waits until the menu's rows are exactly `expected` (label → SSID).
+    func waitForRows(_ shell: GnomeShell, _ expected: [String: String]) async throws {
+        var last: [Row] = []
+        try await core.waiter.until("the Wi-Fi menu shows \(expected.sorted { $0.key < $1.key })", timeout: patience,
+                                    context: { "rows: \(last)\n\(diagnostics)" }) {
+            last = try await rows(shell)
+            return Dictionary(last.map { ($0.label, $0.ssid) }, uniquingKeysWith: { a, _ in a }) == expected && last.count == expected.count
+        }
+    }
+
+    /// The Wi-Fi menu header's subtitle ("" when hidden).
+    func subtitle(_ shell: GnomeShell) async throws -> String {
+        try await shell.eval("""
+            (() => { const m = imports.ui.main.panel.statusArea.quickSettings._network._wirelessToggle.menu;
+              return m._headerSubtitle.visible ? m._headerSubtitle.text : ''; })()
+            """, as: String.self)
+    }
+
+    /// Opens quick settings and its Wi-Fi menu, out of the overview and without notifications.
+    func openWiFiMenu(_ shell: GnomeShell) async throws {
+        _ = try await shell.eval("""
+            (() => { const M = imports.ui.main; M.overview.hide();
+              M.messageTray.getSources().forEach(s => s.destroy());
+              const qs = M.panel.statusArea.quickSettings; qs.menu.open(); qs._network._wirelessToggle.menu.open(); return true; })()
+            """)
+        try await waitUntil("the Wi-Fi menu is open") {
+            try await shell.eval("""
+                (() => { const M = imports.ui.main; return !M.overview.visible &&
+                  M.panel.statusArea.quickSettings._network._wirelessToggle.menu.isOpen; })()
+                """) == "true"
+        }
+    }
+
+    /// NetworkManager's D-Bus view of one step of a Wi-Fi activation (device state, active
+    /// connection state, primary or activating, the access point), as the mock's method Activation.
+    func activation(_ ssid: String, accessPoint: String, active: String, activeState: UInt32, deviceState: UInt32, primary: Bool) async throws {
+        let profile = "/org/freedesktop/NetworkManager/Settings/\(ssid.lowercased())"
+        let existing = try await client.call("org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager/Settings",
+                                             "org.freedesktop.NetworkManager.Settings", "ListConnections").first?.objectPaths ?? []
+        if !existing.contains(where: { $0.rawValue == profile }) {
+            try await mock("AddWiFiConnection", [.string(device), .string(ssid.lowercased()), .string(ssid), ""])
+        }
+        try await mock("Activation", [.string(device), .string(profile), .string("/org/freedesktop/NetworkManager/AccessPoint/\(accessPoint)"),
+                                      .string(active), .uint32(activeState), .uint32(deviceState), .uint32(0), .bool(primary)])
+    }
+
+    func setConnectivity(_ state: UInt32) async throws { try await mock("SetConnectivity", [.uint32(state)]) }
+
+    static let portal: UInt32 = 2, full: UInt32 = 4
+    static let activating: UInt32 = 1, activated: UInt32 = 2
+    static let ipCheck: UInt32 = 80, deviceActivated: UInt32 = 100
+
+    /// A join held by the pre-up dispatcher hook until the daemon signed in, as the real stack
+    /// shows it: the device and the active connection stay ACTIVATING while NetworkManager's own
+    /// check, run during the hold, says PORTAL; Connectivity goes FULL, then the connection is
+    /// ACTIVATED.
+    func replayHeldJoin(_ ssid: String, accessPoint: String) async throws {
+        let active = "held\(Int.random(in: 0..<1_000_000))"
+        try await activation(ssid, accessPoint: accessPoint, active: active, activeState: Self.activating, deviceState: Self.ipCheck, primary: false)
+        try await setConnectivity(Self.portal)
+        try await Task.sleep(for: .seconds(2))  // the hold: the daemon signing in behind the hook
+        try await setConnectivity(Self.full)
+        try await Task.sleep(for: .milliseconds(100))
+        try await activation(ssid, accessPoint: accessPoint, active: active, activeState: Self.activated, deviceState: Self.deviceActivated, primary: true)
+    }
+
+    /// The join without the hold: ACTIVATED while NetworkManager's check says PORTAL, FULL 1 s later.
+    func replayUnheldJoin(_ ssid: String, accessPoint: String) async throws {
+        let active = "unheld\(Int.random(in: 0..<1_000_000))"
+        try await setConnectivity(Self.portal)
+        try await activation(ssid, accessPoint: accessPoint, active: active, activeState: Self.activated, deviceState: Self.deviceActivated, primary: true)
+        try await Task.sleep(for: .seconds(1))
+        try await setConnectivity(Self.full)
+    }
+
+    /// The device leaves its network: no primary connection, the active connection gone.
+    func replayLeave() async throws {
+        for (path, interface, name) in [(DaemonScenario.nmPath, "org.freedesktop.NetworkManager", "PrimaryConnection"),
+                                         (DaemonScenario.nmPath, "org.freedesktop.NetworkManager", "ActivatingConnection"),
+                                         (device, "org.freedesktop.NetworkManager.Device.Wireless", "ActiveAccessPoint")] {
+            try await mock("SetProperty", [.string(path), .string(interface), .string(name), .variant(.objectPath("/"))])
+        }
+        try await core.nm.deactivate(client, device: device)
+    }
+
+    /// args: device, profile, access point, active connection name, its State, the device's State,
+    /// (unused), whether it is the primary connection (else the activating one).
+    static let activation = """
+        dev_path, conn_path, ap_path, name, ac_state, dev_state, _, primary = args
+        def update(obj, iface, changes):
+            # One PropertiesChanged for all (the mock's UpdateProperties cannot wrap object paths).
+            for k, v in changes.items():
+                obj.props[iface][k] = v
+            obj.EmitSignal('org.freedesktop.DBus.Properties', 'PropertiesChanged', 'sa{sv}as',
+                           [iface, dbus.Dictionary(changes, signature='sv'), dbus.Array([], signature='s')])
+        nm = get_object('/org/freedesktop/NetworkManager')
+        ac = '/org/freedesktop/NetworkManager/ActiveConnection/' + name
+        AC = 'org.freedesktop.NetworkManager.Connection.Active'
+        DEV = 'org.freedesktop.NetworkManager.Device'
+        if ac not in objects:
+            s = get_object(conn_path).settings
+            nm.AddObject(ac, AC, {
+                'Devices': dbus.Array([dbus.ObjectPath(dev_path)], signature='o'), 'Default6': False, 'Default': bool(primary),
+                'Type': s['connection']['type'], 'Vpn': False, 'Connection': dbus.ObjectPath(conn_path),
+                'Master': dbus.ObjectPath('/'), 'SpecificObject': dbus.ObjectPath(ap_path), 'Uuid': s['connection']['uuid'],
+                'State': dbus.UInt32(ac_state), 'StateFlags': dbus.UInt32(0), 'Id': s['connection']['id']}, [])
+            nm.object_manager_emit_added(ac)
+            acs = nm.Get('org.freedesktop.NetworkManager', 'ActiveConnections')
+            acs.append(dbus.ObjectPath(ac))
+            update(nm, 'org.freedesktop.NetworkManager', {'ActiveConnections': acs})
+        else:
+            a = get_object(ac)
+            update(a, AC, {'State': dbus.UInt32(ac_state), 'Default': dbus.Boolean(primary)})
+            a.EmitSignal(AC, 'StateChanged', 'uu', [dbus.UInt32(ac_state), dbus.UInt32(0)])
+        d = get_object(dev_path)
+        old = d.Get(DEV, 'State')
+        update(d, 'org.freedesktop.NetworkManager.Device.Wireless', {'ActiveAccessPoint': dbus.ObjectPath(ap_path)})
+        update(d, DEV, {'ActiveConnection': dbus.ObjectPath(ac), 'State': dbus.UInt32(dev_state),
+                        'StateReason': dbus.Struct((dbus.UInt32(dev_state), dbus.UInt32(0)), signature='uu')})
+        d.EmitSignal(DEV, 'StateChanged', 'uuu', [dbus.UInt32(dev_state), old, dbus.UInt32(0)])
+        update(nm, 'org.freedesktop.NetworkManager', {
+            'PrimaryConnection': dbus.ObjectPath(ac if primary else '/'),
+            'ActivatingConnection': dbus.ObjectPath('/' if primary else ac),
+            'State': dbus.UInt32(70 if primary else 40)})
+        """
+}
