@@ -16,6 +16,8 @@ extension DesktopTests {
             "/usr/share/dbus-1/interfaces/org.freedesktop.NetworkManager.HotspotHelper.xml": 0o644,
             "/usr/share/polkit-1/actions/org.freedesktop.NetworkManager.HotspotHelper.policy": 0o644,
             "/lib/systemd/system/hotspot-helperd.service": 0o644,
+            // NetworkManager runs only root-owned scripts that others cannot write.
+            "/usr/lib/NetworkManager/dispatcher.d/pre-up.d/90-hotspot-helper": 0o755,
             "/usr/lib/systemd/user/hotspot-helper-agent.service": 0o644,
             "/etc/xdg/autostart/hotspot-helper-agent.desktop": 0o644,
             "/etc/hotspot-helper/hotspot-helperd.conf": 0o644,
