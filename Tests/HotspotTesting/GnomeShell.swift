@@ -102,6 +102,8 @@ public final class GnomeShell: Sendable {
         try await process.changes.until("GNOME Shell finishes starting up", timeout: .seconds(60), context: { self.log }) {
             (try? await self.eval("imports.ui.main.layoutManager._startingUp")) == "false"
         }
+        // Every window Shell manages from now on, kept even after it closes (``windowsSeen()``).
+        _ = try await eval("global.__testWindowsSeen = []; global.display.connect('window-created', (d, w) => global.__testWindowsSeen.push(w)); true")
     }
 
     deinit {
@@ -158,8 +160,20 @@ public final class GnomeShell: Sendable {
     /// The windows on screen: title, WM_CLASS and GTK application id.
     public func windows() async throws -> [Window] {
         try await eval("""
-            global.get_window_actors().map(a => ({w: a.meta_window, shown: a.visible && a.mapped})).map(({w, shown}) =>
-              ({title: w.get_title() ?? '', wmClass: w.get_wm_class() ?? '', application: w.get_gtk_application_id() ?? '', shown}))
+            global.get_window_actors().map(a => ({a, w: a.meta_window})).map(({a, w}) =>
+              ({title: w.get_title() ?? '', wmClass: w.get_wm_class() ?? '', application: w.get_gtk_application_id() ?? '',
+                shown: a.visible && a.mapped && w.showing_on_its_workspace(), width: w.get_frame_rect().width,
+                height: w.get_frame_rect().height}))
+            """, as: [Window].self)
+    }
+
+    /// Every window Shell managed since it started, open or closed since: a window that opens and
+    /// closes between two looks is still seen.
+    public func windowsSeen() async throws -> [Window] {
+        try await eval("""
+            global.__testWindowsSeen.map(w =>
+              ({title: w.get_title() ?? '', wmClass: w.get_wm_class() ?? '', application: w.get_gtk_application_id() ?? '',
+                shown: false, width: w.get_frame_rect().width, height: w.get_frame_rect().height}))
             """, as: [Window].self)
     }
 
@@ -169,9 +183,11 @@ public final class GnomeShell: Sendable {
         public var application: String
         /// Whether its actor is visible and mapped (drawn on the stage).
         public var shown: Bool
+        public var width: Int
+        public var height: Int
         /// Whether this is Shell's captive-portal window ("Hotspot Login", js/portalHelper/main.js).
         public var isHotspotLogin: Bool { application == "org.gnome.Shell.PortalHelper" || wmClass == "gnome-shell-portal-helper" }
-        public var description: String { "\(title) [\(wmClass), \(application)]" }
+        public var description: String { "\(title) [\(wmClass), \(application)] \(width)x\(height)\(shown ? "" : " not shown")" }
     }
 
     /// The unique name of the session bus's `name`, or nil.

@@ -22,7 +22,9 @@ class HotspotHelperExtension {
         this._subtitle = null;          // the subtitle this extension set, if any
         this._shellSubtitle = '';       // Shell's subtitle before it
         this._toggle = Shell.wirelessToggle();
+        this._activeName = null;        // {ssid: Shell's label, text: ours} of the connected network
         this._stopWatchingRows = this._toggle ? Shell.watchRows(this._toggle, () => this._sync()) : null;
+        this._stopWatchingToggle = this._toggle ? Shell.watchToggleLabel(this._toggle, () => this._syncToggleLabel()) : null;
         this._daemon = new HotspotDaemon(() => this._sync());
         this._daemon.start();
     }
@@ -32,7 +34,10 @@ class HotspotHelperExtension {
         this._daemon = null;
         this._stopWatchingRows?.();
         this._stopWatchingRows = null;
+        this._stopWatchingToggle?.();
+        this._stopWatchingToggle = null;
         this._restore(new Set());
+        this._setActiveName(null);
         this._setSubtitle('');
         this._toggle = null;
     }
@@ -42,6 +47,7 @@ class HotspotHelperExtension {
             return;
         const interfaces = this._daemon.interfaces;
         const kept = new Set();
+        let activeName = null;
         for (const {devicePath, deviceItem} of Shell.wirelessDevices(this._toggle)) {
             const iface = interfaces.find(i => i.device === devicePath);
             if (!iface)
@@ -53,9 +59,12 @@ class HotspotHelperExtension {
                     continue;
                 this._relabel(row, label);
                 kept.add(row.label);
+                if (row.active)
+                    activeName = {ssid: row.shellName, text: label};
             }
         }
         this._restore(kept);
+        this._setActiveName(activeName);
         // The network being joined or used: the interface the daemon is working on; else one
         // whose sign-in failed (and so was left), until the next join.
         const current = interfaces.find(i => i.status.State && i.status.State !== 'inactive');
@@ -86,6 +95,21 @@ class HotspotHelperExtension {
         entry.text = text;
         if (row.label.text !== text)
             row.label.text = text;
+    }
+
+    /** The quick settings toggle names the connected network as its row does. */
+    _setActiveName(name) {
+        const previous = this._activeName;
+        this._activeName = name;
+        if (previous && this._toggle?.label === previous.text && previous.text !== name?.text)
+            this._toggle.label = previous.ssid;
+        this._syncToggleLabel();
+    }
+
+    _syncToggleLabel() {
+        const name = this._activeName;
+        if (name && this._toggle?.label === name.ssid)
+            this._toggle.label = name.text;
     }
 
     /** Gives every relabelled row not in `kept` Shell's own label back. */

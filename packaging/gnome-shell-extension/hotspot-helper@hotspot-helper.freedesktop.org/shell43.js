@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-/* exported wirelessToggle, wirelessDevices, networkRows, watchRows, headerOf */
+/* exported wirelessToggle, wirelessDevices, networkRows, watchRows, headerOf, watchToggleLabel */
 'use strict';
 
 // Every private field of GNOME Shell 43's quick settings this extension touches, and nothing
 // else: the Wi-Fi toggle, its device items, their network rows, the menu header. Shell gives no
 // public API for these (js/ui/status/network.js, js/ui/quickSettings.js at 43.9), so a Shell
 // release that renames one breaks only this file. Another Shell version is another file with
-// these five functions (shell44.js…), chosen in extension.js by Config.PACKAGE_VERSION; from 45
+// these six functions (shell44.js…), chosen in extension.js by Config.PACKAGE_VERSION; from 45
 // on, Shell loads extensions as ES modules, so extension.js's imports change too, but labels.js
 // and daemon.js carry over.
 
@@ -37,10 +37,11 @@ function wirelessDevices(toggle) {
 }
 
 /**
- * A device item's network rows: the SSID, Shell's own label text for it, and the St.Label.
+ * A device item's network rows: the SSID, Shell's own label text for it, the St.Label, and
+ * whether the device is connected to it.
  *
  * @param {object} deviceItem - from wirelessDevices()
- * @returns {Array<{ssid: Uint8Array, shellName: string, label: object, network: object}>}
+ * @returns {Array<{ssid: Uint8Array, shellName: string, label: object, network: object, active: boolean}>}
  */
 function networkRows(deviceItem) {
     return [...deviceItem._networkItems.entries()]
@@ -50,6 +51,7 @@ function networkRows(deviceItem) {
             shellName: network.name,
             label: row._label,
             network,
+            active: network.is_active,
         }));
 }
 
@@ -99,4 +101,17 @@ function headerOf(toggle) {
             menu.setHeader(icon, menu._headerTitle.text, text);
         },
     };
+}
+
+/**
+ * Calls `changed` whenever Shell sets the Wi-Fi toggle's label (the connected network's name,
+ * from its SSID). Returns a function that stops watching.
+ *
+ * @param {object} toggle - from wirelessToggle()
+ * @param {function(): void} changed - called after Shell set it
+ * @returns {function(): void}
+ */
+function watchToggleLabel(toggle, changed) {
+    const id = toggle.connect('notify::label', changed);
+    return () => toggle.disconnect(id);
 }
