@@ -38,8 +38,9 @@ extension DesktopTests {
             try await s.waitForRows(shell, ["City Free Wi-Fi": "CityFree", "Coffee Corner (Library)": "Library",
                                             "Coffee Corner (CoffeeShop)": "CoffeeShop"])
 
-            // A join: the header follows the daemon to signed in.
-            try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            // A join, held by the pre-up hook until the daemon signed in: the header says so.
+            let outcome = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            #expect(outcome.contains("signed-in"), "\(outcome)")
             try await s.waitFor("authenticated")
             try await s.waitUntil("the Wi-Fi menu says who signed in") { try await s.subtitle(shell) == "Signed in by City Free Wi-Fi" }
             try await s.waitUntil("the Wi-Fi toggle names the network as its row does") { try await s.toggleLabel(shell) == "City Free Wi-Fi" }
@@ -54,7 +55,7 @@ extension DesktopTests {
             try await shell.screenshot(to: Self.screenshots.appendingPathComponent("wifi-menu-without-daemon.png"))
         }
 
-        @Test func theHeaderSaysWhenAHelperNeedsTheUserAndWhenSignInFailed() async throws {
+        @Test func theHeaderSaysWhenAHelperNeedsTheUserAndWhenSignInFailedAndTheUserCanTurnItOff() async throws {
             let s = try await ShellScene()
             let script = try await s.helper("City Free Wi-Fi", claims: ["CityFree"], results: [.authenticate: .uiRequired])
             let shell = try await s.startShell()
@@ -75,6 +76,19 @@ extension DesktopTests {
             try await s.waitFor("inactive")
             try await s.waitUntil("the Wi-Fi menu says the sign-in failed") { try await s.subtitle(shell) == "Sign-in failed" }
             try await shell.screenshot(to: Self.screenshots.appendingPathComponent("wifi-menu-sign-in-failed.png"))
+
+            // The user turns the extension off (as the Extensions app does): Shell's own menu is
+            // back, and the user's own settings now say so, whatever the package's default.
+            _ = try await shell.eval("imports.ui.main.extensionManager.disableExtension('\(Self.uuid)')")
+            try await s.waitUntil("Shell's own labels and header are back") {
+                let rows = try await s.rows(shell)
+                return try await s.subtitle(shell) == "" && rows.allSatisfy { $0.label == $0.ssid }
+            }
+            let enabled = try await shell.eval("global.settings.get_strv('enabled-extensions')", as: [String].self)
+            let disabled = try await shell.eval("global.settings.get_strv('disabled-extensions')", as: [String].self)
+            #expect(!enabled.contains(Self.uuid) && disabled.contains(Self.uuid), "enabled: \(enabled), disabled: \(disabled)")
+            _ = try await shell.eval("imports.ui.main.extensionManager.enableExtension('\(Self.uuid)')")
+            try await s.waitUntil("the helper's name is back") { try await s.rows(shell).contains { $0.label == "City Free Wi-Fi" } }
         }
 
         /// Shell 43 opens "Hotspot Login" when the main connection is ACTIVATED while
@@ -94,10 +108,12 @@ extension DesktopTests {
                 return try await shell.windowsSeen().contains(where: \.isHotspotLogin)
             }
 
-            // The held join, with the timing the real stack shows.
+            // The held join, with the timing the real stack shows (the hold lasts as long as the
+            // daemon takes to sign in: the watch covers it and 8 s after ACTIVATED).
             let held = Task { try await s.replayHeldJoin("CityFree", accessPoint: "ap1") }
             let quiet = try await s.holdsThroughout(.seconds(3) + watch) { !(try await portalShown()) }
-            try await held.value
+            let outcome = try await held.value
+            #expect(outcome.contains("signed-in"), "\(outcome)")
             let windowsAfterHold = try await shell.windowsSeen()
             #expect(quiet, "Shell opened Hotspot Login for the held join: \(windowsAfterHold)\n\(shell.log)")
             try await s.waitFor("authenticated")
@@ -261,18 +277,38 @@ struct ShellScene: DaemonScenarioParts {
     static let activating: UInt32 = 1, activated: UInt32 = 2
     static let ipCheck: UInt32 = 80, deviceActivated: UInt32 = 100
 
-    /// A join held by the pre-up dispatcher hook until the daemon signed in, as the real stack
-    /// shows it: the device and the active connection stay ACTIVATING while NetworkManager's own
-    /// check, run during the hold, says PORTAL; Connectivity goes FULL, then the connection is
-    /// ACTIVATED.
-    func replayHeldJoin(_ ssid: String, accessPoint: String) async throws {
+    /// A join held by the pre-up dispatcher hook, as the real stack shows it: the device waits in
+    /// IP_CHECK and its active connection ACTIVATING while NetworkManager's own check, run during
+    /// the hold, says PORTAL; NetworkManager runs the package's pre-up script
+    /// (packaging/networkmanager/90-hotspot-helper, the real one, calling SettleJoin) and waits for
+    /// it; once the daemon signed in, NetworkManager's re-check says FULL; then the connection is
+    /// ACTIVATED. A join the daemon did not sign in (needs-user, no helper…) arrives PORTAL, as on
+    /// the real stack. Returns the script's outcome as it logs it.
+    @discardableResult
+    func replayHeldJoin(_ ssid: String, accessPoint: String) async throws -> String {
         let active = "held\(Int.random(in: 0..<1_000_000))"
         try await activation(ssid, accessPoint: accessPoint, active: active, activeState: Self.activating, deviceState: Self.ipCheck, primary: false)
         try await setConnectivity(Self.portal)
-        try await Task.sleep(for: .seconds(2))  // the hold: the daemon signing in behind the hook
-        try await setConnectivity(Self.full)
-        try await Task.sleep(for: .milliseconds(100))
+        let outcome = try await runPreUpHook()
+        if outcome.contains("signed-in") { try await setConnectivity(Self.full) }
         try await activation(ssid, accessPoint: accessPoint, active: active, activeState: Self.activated, deviceState: Self.deviceActivated, primary: true)
+        return outcome
+    }
+
+    /// Runs the package's pre-up dispatcher script as nm-dispatcher would (root, the interface and
+    /// "pre-up" as arguments, DEVICE_IFACE set) on this bus; returns the line it logs (a `logger`
+    /// stand-in prints it).
+    func runPreUpHook() async throws -> String {
+        let scratch = try ScratchDirectory("pre-up")
+        let logger = scratch.appendingPathComponent("logger")
+        try "#!/bin/sh\necho \"$*\"\n".write(to: logger, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: logger.path)
+        let script = TestKitPaths.repositoryRoot.appendingPathComponent("packaging/networkmanager/90-hotspot-helper").path
+        let r = try await ManagedProcess.run(script, ["wlan0", "pre-up"], environment: [
+            "DBUS_SYSTEM_BUS_ADDRESS": bus.address, "DEVICE_IFACE": "wlan0", "PATH": "\(scratch.path):/usr/bin:/bin",
+        ], timeout: .seconds(90))
+        guard r.status == 0 else { throw TestKitError.startFailed("the pre-up script failed (\(r.status)): \(r.stdout)\(r.stderr)") }
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The join without the hold: ACTIVATED while NetworkManager's check says PORTAL, FULL 1 s later.
