@@ -59,11 +59,15 @@ extension DesktopTests {
             let s = try await ShellScene()
             let script = try await s.helper("City Free Wi-Fi", claims: ["CityFree"], results: [.authenticate: .uiRequired])
             let shell = try await s.startShell()
-            try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            let outcome = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            #expect(outcome.contains("needs-user"), "\(outcome)")
             try await s.waitFor("presenting-ui")
             try await s.waitUntil("the Wi-Fi menu asks the user to sign in") {
                 try await s.subtitle(shell) == "City Free Wi-Fi needs you to sign in"
             }
+            // The daemon released the join at once and NetworkManager says PORTAL: Shell's own
+            // sign-in window takes over, and the menu says who needs the user.
+            try await s.waitUntil("Shell opens Hotspot Login") { try await shell.windowsSeen().contains(where: \.isHotspotLogin) }
             try await s.openWiFiMenu(shell)
             try await shell.screenshot(to: Self.screenshots.appendingPathComponent("wifi-menu-needs-sign-in.png"))
 
@@ -89,6 +93,7 @@ extension DesktopTests {
             #expect(!enabled.contains(Self.uuid) && disabled.contains(Self.uuid), "enabled: \(enabled), disabled: \(disabled)")
             _ = try await shell.eval("imports.ui.main.extensionManager.enableExtension('\(Self.uuid)')")
             try await s.waitUntil("the helper's name is back") { try await s.rows(shell).contains { $0.label == "City Free Wi-Fi" } }
+            try await shell.stopService("org.gnome.Shell.PortalHelper")
         }
 
         /// Shell 43 opens "Hotspot Login" when the main connection is ACTIVATED while
@@ -169,6 +174,8 @@ struct ShellScene: DaemonScenarioParts {
                                        .variant(.objectPath("/"))], path: core.device)
         try await core.nm.addMethod(core.client, path: DaemonScenario.nmPath, interface: "org.freedesktop.DBus.Mock", name: "Activation",
                                     inSignature: "ssssuuub", outSignature: "", code: Self.activation)
+        try await core.nm.addMethod(core.client, path: core.device, interface: "org.freedesktop.NetworkManager.Device", name: "Disconnect",
+                                    inSignature: "", outSignature: "", code: Self.disconnect(core.device))
     }
 
     /// Starts GNOME Shell with the extension installed for its user and enabled by the package's
@@ -320,14 +327,33 @@ struct ShellScene: DaemonScenarioParts {
         try await setConnectivity(Self.full)
     }
 
-    /// The device leaves its network: no primary connection, the active connection gone.
+    /// The device leaves its network (Device.Disconnect, as the daemon or a user asks).
     func replayLeave() async throws {
-        for (path, interface, name) in [(DaemonScenario.nmPath, "org.freedesktop.NetworkManager", "PrimaryConnection"),
-                                         (DaemonScenario.nmPath, "org.freedesktop.NetworkManager", "ActivatingConnection"),
-                                         (device, "org.freedesktop.NetworkManager.Device.Wireless", "ActiveAccessPoint")] {
-            try await mock("SetProperty", [.string(path), .string(interface), .string(name), .variant(.objectPath("/"))])
-        }
-        try await core.nm.deactivate(client, device: device)
+        _ = try await client.call("org.freedesktop.NetworkManager", device, "org.freedesktop.NetworkManager.Device", "Disconnect")
+    }
+
+    /// Device.Disconnect as NetworkManager does it, for Shell too: no access point, no primary or
+    /// activating connection, the active connection gone (the scenario's Disconnect keeps them).
+    static func disconnect(_ device: String) -> String {
+        """
+        dev = '\(device)'
+        nm = get_object('/org/freedesktop/NetworkManager')
+        d = get_object(dev)
+        ac = d.Get('org.freedesktop.NetworkManager.Device', 'ActiveConnection')
+        d.Set('org.freedesktop.NetworkManager.Device.Wireless', 'ActiveAccessPoint', dbus.ObjectPath('/'))
+        nm.Set('org.freedesktop.NetworkManager', 'PrimaryConnection', dbus.ObjectPath('/'))
+        nm.Set('org.freedesktop.NetworkManager', 'ActivatingConnection', dbus.ObjectPath('/'))
+        nm.SetDeviceDisconnected(dev)
+        if ac != '/':
+            acs = dbus.Array([], signature='o')
+            for p in nm.Get('org.freedesktop.NetworkManager', 'ActiveConnections'):
+                if p != ac:
+                    acs.append(p)
+            nm.Set('org.freedesktop.NetworkManager', 'ActiveConnections', acs)
+            if ac in objects:
+                nm.object_manager_emit_removed(ac)
+                nm.RemoveObject(ac)
+        """
     }
 
     /// args: device, profile, access point, active connection name, its State, the device's State,
