@@ -9,8 +9,8 @@
 SHELL_EXTENSION_UUID = hotspot-helper@hotspot-helper.freedesktop.org
 SHELL_EXTENSION_SRC = packaging/gnome-shell-extension
 SHELL_EXTENSION_FILES = metadata.json extension.js daemon.js labels.js shell43.js
-# Sorts after the distributions' own overrides (Debian's, 10_ubuntu-settings…): see PACKAGING.md
-# for what that means when one of them sets enabled-extensions too.
+# Sorts after Debian's own overrides (00_, 10_): see PACKAGING.md for what that means when another
+# override sets enabled-extensions too.
 SHELL_EXTENSION_OVERRIDE = 50_hotspot-helper.gschema.override
 SHELL_EXTENSION_PACKAGE = gnome-shell-extension-hotspot-helper
 SHELL_EXTENSION_ROOT = $(DEB_DIR)/$(SHELL_EXTENSION_PACKAGE)-root
