@@ -23,7 +23,7 @@ extension DesktopTests {
 
         @Test func claimedNetworksShowTheirHelpersNameAndTheHeaderSaysWhatTheDaemonDoes() async throws {
             let s = try await ShellScene()
-            try await s.helper("City Free Wi-Fi", claims: ["CityFree"])
+            let city = try await s.helper("City Free Wi-Fi", claims: ["CityFree"])
             try await s.waitForScanList { $0["CityFree"] == "City Free Wi-Fi" }
             let shell = try await s.startShell()
             #expect(try await shell.extensionState(Self.uuid) == "enabled", "\(shell.log)")
@@ -38,8 +38,15 @@ extension DesktopTests {
             try await s.waitForRows(shell, ["City Free Wi-Fi": "CityFree", "Coffee Corner (Library)": "Library",
                                             "Coffee Corner (CoffeeShop)": "CoffeeShop"])
 
-            // A join, held by the pre-up hook until the daemon signed in: the header says so.
-            let outcome = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            // A join, held by the pre-up hook until the daemon signed in: the header says what
+            // happens while the helper signs in (its answer held back here), then who signed in.
+            city.silence(.authenticate)
+            let join = Task { try await s.replayHeldJoin("CityFree", accessPoint: "ap1") }
+            try await s.waitUntil("the Wi-Fi menu says the helper is signing in") {
+                try await s.subtitle(shell) == "Signing in with City Free Wi-Fi…"
+            }
+            for command in city.held.withLock({ $0 }) { command.createResponse(.success).deliver() }
+            let outcome = try await join.value
             #expect(outcome.contains("signed-in"), "\(outcome)")
             try await s.waitFor("authenticated")
             try await s.waitUntil("the Wi-Fi menu says who signed in") { try await s.subtitle(shell) == "Signed in by City Free Wi-Fi" }
