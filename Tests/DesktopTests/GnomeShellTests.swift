@@ -103,6 +103,45 @@ extension DesktopTests {
             try await shell.stopService("org.gnome.Shell.PortalHelper")
         }
 
+        /// Names come from helpers: markup in them is text, not markup. And the naming rules in
+        /// labels.js, run by Shell's own gjs, for what the scenarios above do not reach.
+        @Test func aHelpersNameIsPlainTextAndTheNamingRulesHoldAtTheirEdges() async throws {
+            let s = try await ShellScene()
+            try await s.helper("<b>Free</b> &amp; Co", claims: ["Library"])
+            let shell = try await s.startShell()
+            try await s.waitForRows(shell, ["CityFree": "CityFree", "<b>Free</b> &amp; Co": "Library", "CoffeeShop": "CoffeeShop"])
+            let markup = try await shell.eval("""
+                (() => { const t = imports.ui.main.panel.statusArea.quickSettings._network._wirelessToggle;
+                  return [...t._items.values()].flatMap(d => [...d._networkItems.values()])
+                    .some(r => r._label.clutter_text.use_markup); })()
+                """)
+            #expect(markup == "false")
+
+            struct Case: Decodable, Equatable { var labels: [String: String]; var subtitles: [String] }
+            let rules = try await shell.eval("""
+                (() => { const L = imports.ui.main.extensionManager.lookup('\(Self.uuid)').imports.labels;
+                  const b = s => new TextEncoder().encode(s), text = a => new TextDecoder().decode(a);
+                  const named = list => Object.fromEntries([...L.rowLabels(list.map(([s, n]) => ({ssid: b(s), 'display-name': n})), text)]
+                    .map(([k, v]) => [text(new Uint8Array(k.match(/../g).map(h => parseInt(h, 16)))), v]));
+                  return {
+                    labels: Object.assign({},
+                      named([['A', 'Library'], ['Library', '']]),          // a name that is another network's SSID
+                      named([['B', 'Two APs'], ['B', '']]),               // one network seen through two access points
+                      named([['C', 'Same'], ['D', 'Same'], ['E', '']])),  // one name on two networks
+                    subtitles: [
+                      L.subtitleFor({State: 'failure', Helper: 'X', Reason: 'the code was wrong', Connectivity: 'none'}),
+                      L.subtitleFor({State: 'failure', Helper: 'X', Reason: '', Connectivity: 'none'}),
+                      L.subtitleFor({State: 'maintaining', Helper: 'X', Reason: '', Connectivity: 'portal'}),
+                      L.subtitleFor({State: 'evaluating', Helper: '', Reason: '', Connectivity: 'unknown'}),
+                      L.subtitleFor({State: 'logging-off', Helper: 'X', Reason: '', Connectivity: 'full'}),
+                      L.subtitleFor({State: 'inactive', Helper: '', Reason: 'old', Connectivity: 'full'}),
+                    ] }; })()
+                """, as: Case.self)
+            #expect(rules.labels == ["A": "Library (A)", "B": "Two APs", "C": "Same (C)", "D": "Same (D)"])
+            #expect(rules.subtitles == ["Sign-in failed: the code was wrong", "Sign-in failed", "Signed in by X, no internet yet", "Signing in…",
+                                        "Signing out…", ""])
+        }
+
         /// Shell 43 opens "Hotspot Login" when the main connection is ACTIVATED while
         /// NetworkManager's Connectivity is PORTAL. With the join held until the daemon signed in,
         /// NetworkManager's check says PORTAL only while the connection is ACTIVATING, and FULL
