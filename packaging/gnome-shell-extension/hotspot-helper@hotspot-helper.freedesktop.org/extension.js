@@ -24,7 +24,9 @@ class HotspotHelperExtension {
         this._toggle = Shell.wirelessToggle();
         this._activeName = null;        // {ssid: Shell's label, text: ours} of the connected network
         this._stopWatchingRows = this._toggle ? Shell.watchRows(this._toggle, () => this._sync()) : null;
-        this._stopWatchingToggle = this._toggle ? Shell.watchToggleLabel(this._toggle, () => this._syncToggleLabel()) : null;
+        // Shell renames the toggle when the connected network changes: which row is active is
+        // read again then (no loop: once the label is ours, nothing is set).
+        this._stopWatchingToggle = this._toggle ? Shell.watchToggleLabel(this._toggle, () => this._sync()) : null;
         this._daemon = new HotspotDaemon(() => this._sync());
         this._daemon.start();
     }
