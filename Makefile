@@ -234,3 +234,7 @@ uninstall:
 deb: $(if $(SKIP_BUILD),,release)
 	VERSION=$(VERSION) DEB_DIR=$(DEB_DIR) DEB_COMPRESS=$(DEB_COMPRESS) BUILT_PRODUCTS=$(BUILT_PRODUCTS) \
 	  ./scripts/build-deb.sh
+	$(MAKE) --no-print-directory shell-extension-deb
+
+# The GNOME Shell extension's package, built by `make deb` beside hotspot-helper's.
+include packaging/gnome-shell-extension/extension.mk

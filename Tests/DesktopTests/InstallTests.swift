@@ -160,7 +160,8 @@ extension DesktopTests {
             defer { try? FileManager.default.removeItem(at: dir) }
             let r = try await Self.make("deb", ["DEB_DIR": dir.path, "DEB_COMPRESS": "none", "NO_LINTIAN": "1"])
             try #require(r.status == 0, "make deb failed:\n\(r.stdout)\n\(r.stderr)")
-            let deb = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasSuffix(".deb") })
+            // The Shell extension's package is built beside it (ShellExtensionPackageTests).
+            let deb = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasPrefix("hotspot-helper_") && $0.hasSuffix(".deb") })
             let path = dir.appendingPathComponent(deb).path
 
             let info = try await ManagedProcess.run("/usr/bin/dpkg-deb", ["--info", path])
