@@ -144,8 +144,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let text = String(decoding: input.rest(), as: UTF8.self)
             Self.checkSafe(UntrustedText.forLog(text, limit: limit), limit: limit, what: "UntrustedText.forLog")
         case .htmlForm:
-            let forms = HTMLFormReader.forms(in: bytes)
-            for form in forms {
+            // The work budget per input: a reading that runs out of it did more than linear work
+            // (the reader gives up, so the daemon is safe, but the fuzz run fails on it).
+            let reading = HTMLFormReader.read(bytes)
+            precondition(!reading.exhausted && reading.work <= reading.budget,
+                         "the form reader used \(reading.work) node visits on \(bytes.count) bytes (budget \(reading.budget)): more than linear work")
+            for form in reading.forms {
                 _ = form.isClickThrough
                 for c in form.controls { _ = c.name }
             }
@@ -268,7 +272,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             <select name="plan"><option>free</option><option selected>day</option></select>
             <textarea name="note">hi</textarea><input name="off" disabled><button name="go" value="1">Go</button></form>
             <template><form action="/t"></form></template></body></html>
-            """.utf8)]
+            """.utf8),
+                    // The shapes that cost quadratic work: one label around many inputs, many
+                    // checkboxes before many elements without text, checkboxes nested in spans.
+                    Array(("<form method=post><label>I accept " + String(repeating: "<input>", count: 600) + "</label></form>").utf8),
+                    Array(("<form>" + String(repeating: "<input type=checkbox>", count: 300) + String(repeating: "<span></span>", count: 300)
+                           + String(repeating: "<span><input type=checkbox>", count: 200) + "</form>").utf8)]
         case .probeResponse:
             return [[0, 0, 0, 1, 0] + Array("Success".utf8), [0, 0, 0, 4, 1, 0, 0, 0, 0, 20] + Array("http://portal.example/".utf8)]
         }
