@@ -129,14 +129,19 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
             if let r = RegistrationFuzzEntry.accepted(options, uid: uid) {
                 Self.acceptedRegistrations.add(1, ordering: .relaxed)
-                precondition(!r.displayName.isEmpty && r.displayName.count <= RegistrationFuzzEntry.maximumDisplayNameLength, "DisplayName past its bound")
+                // Bounds in Unicode scalars and bytes: a Character can hold any number of scalars.
+                precondition(!r.displayName.isEmpty && r.displayName.unicodeScalars.count <= RegistrationFuzzEntry.maximumDisplayNameLength
+                             && r.displayName.utf8.count <= 4 * RegistrationFuzzEntry.maximumDisplayNameLength, "DisplayName past its bound")
+                precondition(NameFolding.key(r.displayName) != NameFolding.key("Known Networks"), "a built-in helper's name was registered")
                 precondition(r.identifier.utf8.count <= RegistrationFuzzEntry.maximumIdentifierLength, "Identifier past its bound")
                 precondition(!r.identifier.hasPrefix("builtin."), "a built-in identifier was registered over the bus")
                 precondition(uid == 0 || r.purpose != nil, "a non-root helper registered without a purpose")
                 for text in [r.displayName, r.identifier, r.purpose ?? ""] {
                     precondition(!text.unicodeScalars.contains(where: UntrustedText.needsEscape), "control characters accepted in RegisterHelper")
                 }
-                precondition((r.purpose?.count ?? 0) <= RegistrationFuzzEntry.maximumPurposeLength, "Purpose past its bound")
+                precondition(UntrustedText.isPlain(r.displayName) && UntrustedText.isPlain(r.purpose ?? ""), "a combining stack accepted in RegisterHelper")
+                precondition((r.purpose?.unicodeScalars.count ?? 0) <= RegistrationFuzzEntry.maximumPurposeLength
+                             && (r.purpose?.utf8.count ?? 0) <= 4 * RegistrationFuzzEntry.maximumPurposeLength, "Purpose past its bound")
             }
         case .untrustedText:
             var input = FuzzInput(bytes)
@@ -189,6 +194,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `limit` characters kept (an escape counts as one) plus the "…(+N more)" note.
     static func checkSafe(_ text: String, limit: Int, what: String) {
         precondition(!text.unicodeScalars.contains(where: UntrustedText.needsEscape), "\(what) let a control character through")
+        precondition(UntrustedText.longestCombiningRun(text) <= UntrustedText.maximumCombiningRun, "\(what) let a long run of combining marks through")
         let kept = text.firstRange(of: "…(+").map { text[..<$0.lowerBound] } ?? text[...]
         // Each kept character is at most one escape (`\u{10FFFF}` is 10 scalars).
         precondition(kept.unicodeScalars.count <= limit * 10, "\(what) kept more than \(limit) characters")
@@ -263,7 +269,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let uri = Array("https://capport.lab/api/captive".utf8)
             return [reply([114, UInt8(uri.count)] + uri), reply([])]
         case .registerHelper, .untrustedText:
-            return [Array("\u{1}\u{5}\u{0}\u{2}Cafe\u{1}Purpose".utf8), [2, 3, 1, 0, 9, 2, 4, 1, 1], Array("Free\u{202E}iFW\nline two\u{1B}[2J".utf8)]
+            return [Array("\u{1}\u{5}\u{0}\u{2}Cafe\u{1}Purpose".utf8), [2, 3, 1, 0, 9, 2, 4, 1, 1], Array("Free\u{202E}iFW\nline two\u{1B}[2J".utf8),
+                    Array(("Known\u{200B}Net\u{061C}works e" + String(repeating: "\u{301}", count: 40)).utf8)]
         case .htmlForm:
             return [Array("""
             <html><body><script>document.write('<input name="trap">')</script><!-- <form action="/x"> -->

@@ -182,7 +182,11 @@ public enum ProfileLoader {
             confidence = parsed
         }
         let displayName = value("display-name") ?? group
-        guard !displayName.isEmpty, displayName.count <= 64 else { return fail("display-name", "display-name must have 1 to 64 characters") }
+        // The bound helpers' answers are held to (WireResponse.displayNameBound).
+        let nameBound = TextBound(scalars: 64)
+        guard !displayName.isEmpty, nameBound.admits(displayName), UntrustedText.isPlain(displayName) else {
+            return fail("display-name", "display-name must be 1 to 64 characters (\(nameBound)), without control or format characters")
+        }
         var password: Password?
         if let p = value("password") {
             guard (8...63).contains(p.utf8.count) || (p.utf8.count == 64 && p.allSatisfy(\.isHexDigit)) else {

@@ -165,9 +165,12 @@ public struct WireResponse: Sendable, Equatable {
     /// The longest password a claim may carry: a WPA passphrase has 8 to 63 characters, a raw
     /// PSK 64 hex digits.
     public static let maximumPasswordLength = 64
-    /// The longest display name a claim may carry, in characters.
+    /// The longest display name a claim may carry, in Unicode scalars.
     public static let maximumDisplayNameLength = 64
-    /// The characters of a reason kept (escaped, then capped with "…").
+    /// A claim's display name: 64 Unicode scalars and 256 bytes (never grapheme clusters, which
+    /// hold any number of scalars).
+    public static let displayNameBound = TextBound(scalars: maximumDisplayNameLength)
+    /// The Unicode scalars of a reason kept (escaped, then capped with "…").
     public static let maximumReasonLength = 300
     /// A reason longer than this many bytes is off-contract, not just long.
     public static let maximumReasonBytes = 4096
@@ -240,9 +243,9 @@ public struct WireResponse: Sendable, Equatable {
                 }
                 var displayName: String?
                 if let d = n["display-name"] {
-                    guard let text = d.string, !text.isEmpty, text.count <= maximumDisplayNameLength,
-                          !text.unicodeScalars.contains(where: UntrustedText.needsEscape) else {
-                        throw WireError("a claimed network's 'display-name' must be a non-empty s of at most \(maximumDisplayNameLength) characters without control characters")
+                    guard let text = d.string, !text.isEmpty, displayNameBound.admits(text), UntrustedText.isPlain(text) else {
+                        throw WireError("a claimed network's 'display-name' must be a non-empty s of \(displayNameBound), without control "
+                                        + "or format characters or a long run of combining marks")
                     }
                     displayName = text
                 }
