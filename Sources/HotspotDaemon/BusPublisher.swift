@@ -28,6 +28,10 @@ final class BusPublisher: Service {
     let authorizer: Authorizer
     let engine: Engine
     let announcements: AsyncQueue<Announcement>
+    /// CheckConnectivity: one round in flight per interface, one round per caller and interface
+    /// every `connectivityCheckInterval`.
+    let connectivityChecks = ConnectivityCheckGate<[String: DBusValue]>(minimumInterval: BusPublisher.connectivityCheckInterval)
+    static let connectivityCheckInterval: Duration = .seconds(10)
     static let version = "0.2.0"
 
     init(bus: Connection, engine: Engine, announcements: AsyncQueue<Announcement>) {
@@ -165,9 +169,27 @@ final class BusPublisher: Service {
                     }
                     return []
                 },
-                I.checkConnectivity: { [self] _ in
+                I.checkConnectivity: { [self] call in
+                    // Each round goes out on the Wi-Fi link: authorized as NetworkManager's own
+                    // CheckConnectivity is (network-control), and coalesced.
+                    try await authorizer.require(.control, for: call)
                     let r = try await record()
-                    return [.varDict(await engine.checkConnectivity(r.name))]
+                    let caller = (try? await bus.credentials(of: call.sender)).map { "uid \($0.uid)" } ?? call.sender
+                    switch await connectivityChecks.check(interface: r.name.rawValue, caller: caller, round: { [engine] in
+                        await engine.checkConnectivity(r.name)
+                    }) {
+                    case .probed(let answer), .shared(let answer):
+                        return [.varDict(answer)]
+                    case .recent(var answer, let age):
+                        // The published values as they are now, the reason of the last round.
+                        let now = try await record()
+                        answer["connectivity"] = .string(now.connectivity)
+                        answer["portal-url"] = .string(now.portalURL)
+                        answer["session-expires"] = .uint64(now.sessionExpires)
+                        answer["reason"] = .string("\(answer["reason"]?.string ?? ""); from the check \(age.components.seconds) s ago (a caller gets at most "
+                                                   + "one check of an interface every \(Self.connectivityCheckInterval.components.seconds) s)")
+                        return [.varDict(answer)]
+                    }
                 },
             ],
             getters: Dictionary(uniqueKeysWithValues: HotspotContract.interface.properties.map { p in
