@@ -78,8 +78,9 @@ public struct NetworkSummary: Sendable, Codable, Equatable {
         secure = d["secure"]?.bool
     }
 
-    /// Whether the interface is associated at all (the property is empty otherwise).
-    public var isEmpty: Bool { ssid.isEmpty && bssid.isEmpty }
+    /// Whether the interface is associated at all (the property is empty otherwise; without the
+    /// read-scan-list action an associated network has no SSID or BSSID, but its other keys).
+    public var isEmpty: Bool { ssid.isEmpty && bssid.isEmpty && signalStrength == nil && secure == nil }
 
     /// The SSID for people: UTF-8 when it is, escaped bytes otherwise.
     public var name: String { SSIDText.display(ssid) }

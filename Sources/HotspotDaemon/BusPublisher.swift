@@ -67,9 +67,10 @@ final class BusPublisher: Service {
             for p in properties { values[p.key] = Self.value(p, of: record) }
             try? await bus.propertiesChanged(path: record.path, interface: HotspotContract.interfaceInterface, values)
         case .uiRequired(let path, let displayName, let network):
+            // A broadcast: every uid may listen, so no location data (GetNetwork has it).
             try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                 member: HotspotContract.Manager.uiRequired.name,
-                                body: [.objectPath(path), .string(displayName), WireNetwork.encode(network)])
+                                body: [.objectPath(path), .string(displayName), WireNetwork.encodePublic(network)])
         case .commandCompleted(let path, let helper, let command, let result, let seconds):
             try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                 member: HotspotContract.Manager.commandCompleted.name,
@@ -153,6 +154,11 @@ final class BusPublisher: Service {
                     }
                     return [.varDicts(list)]
                 },
+                I.getNetwork: { [self] call in
+                    try await authorizer.require(.readScanList, for: call)
+                    guard let network = try await record().status?.network else { return [.varDict([:])] }
+                    return [WireNetwork.encode(network)]
+                },
                 I.presentUI: { [self] call in
                     try await authorizer.require(.control, for: call)
                     try await engine.presentUI(try await record().name)
@@ -215,8 +221,10 @@ final class BusPublisher: Service {
         }
     }
 
+    /// The `Network` property, readable by every uid and announced to all: without the SSID and
+    /// BSSID (location data, given by GetNetwork behind read-scan-list).
     static func networkValue(_ network: Network?) -> DBusValue {
         guard let network else { return .varDict([:]) }
-        return WireNetwork.encode(network)
+        return WireNetwork.encodePublic(network)
     }
 }

@@ -29,6 +29,17 @@ public enum WireNetwork {
         return .varDict(sorted: entries)
     }
 
+    /// The keys that are location data (docs/ARCHITECTURE.md, "Location data"): they identify the
+    /// network the machine is on or near.
+    public static let locationKeys: Set<String> = ["ssid", "bssid"]
+
+    /// `network` for everyone (the `Network` property, its PropertiesChanged, UIRequired): without
+    /// its SSID and BSSID, which only GetNetwork and GetScanList give, behind read-scan-list.
+    public static func encodePublic(_ network: Network) -> DBusValue {
+        .varDict(sorted: [("did-auto-join", .bool(network.didAutoJoin)), ("did-just-join", .bool(network.didJustJoin)),
+                          ("secure", .bool(network.isSecure)), ("signal-strength", .double(network.signalStrength))])
+    }
+
     /// Decodes a network; the security class is not on the wire, so `secure` maps to personal.
     public static func decode(_ value: DBusValue) throws(WireError) -> Network {
         try decodeWithChosen(value).network
