@@ -122,7 +122,7 @@ let package = Package(
         // Desktop and distribution (issue 6): a client of the daemon's D-Bus API shared by
         // hotspotctl and the session agent, the two executables, and their tests (which also
         // check the installed tree, the units and the bus policy).
-        .target(name: "HotspotClient", dependencies: ["DBus", "HotspotProtocol"], swiftSettings: strict),
+        .target(name: "HotspotClient", dependencies: ["DBus", "HotspotCore", "HotspotProtocol"], swiftSettings: strict),
         // Each program is a library (its command and the code only it uses) and a one-line
         // executable; the multi-call binary links all three, so the Swift runtime ships once.
         // ProgramSupport: the ServiceGroup every program runs in, and writing to stderr.
@@ -135,7 +135,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict + [.define("HOTSPOT_CUSTOM_GLOBAL_EXECUTOR", .when(traits: ["CustomGlobalExecutor"]))]),
         .target(name: "HotspotCtlCommand", dependencies: [
-            "HotspotClient", "DBus", "HotspotProtocol", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "HotspotClient", "DBus", "HotspotCore", "HotspotProtocol", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .target(name: "HotspotAgentCommand", dependencies: [
             "HotspotClient", "DBus", "HotspotProtocol", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
