@@ -468,7 +468,7 @@ def roaming_bssid(lab):
     other = getattr(lab, "roamed_to", None)
     if other is None:
         raise Failed("roaming-keeps-helper did not roam")
-    bssid = str(lab.bus.daemon("Network").get("bssid", "")).lower()
+    bssid = str(lab.bus.daemon_network().get("bssid", "")).lower()
     if bssid != other:
         raise Failed(f"the daemon's Network still names BSSID {bssid} after NetworkManager moved to {other}")
 
@@ -507,7 +507,7 @@ def nm_restart(lab):
     def matches():
         if lab.bus.daemon_interface() is None:  # NetworkManager's devices are being read again
             return False
-        network = lab.bus.daemon("Network")
+        network = lab.bus.daemon_network()
         return lab.state() != "inactive" and network.get("ssid", b"") in (ssid.encode(), ssid)
     try:
         wait(f"the daemon following wlan0 on {ssid} again (within 1 s)", matches, 1.0, interval=0.02)
