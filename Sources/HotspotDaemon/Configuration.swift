@@ -33,7 +33,6 @@ import HotspotCore
 /// capport-url=https://capport.example/api
 /// ca-file=/path/ca.pem
 /// bind-interface=true
-/// allow-plain-http-login=false
 /// interval=300
 /// probe-timeout=5
 /// # a join's refused or timed-out checks are repeated this long before "none" is believed
@@ -143,10 +142,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let v = try boolean("provision-profiles", "daemon") { config.provisionProfiles = v }
         if let v = try boolean("enabled", "connectivity") { c.enabled = v }
         if let v = try boolean("bind-interface", "connectivity") { c.bindInterface = v }
-        if let v = try boolean("allow-plain-http-login", "connectivity") { c.allowPlainHTTPLogin = v }
         if let v = try seconds("interval", "connectivity") { c.interval = v }
         if let v = try seconds("probe-timeout", "connectivity") { c.probeTimeout = v }
         if let v = try seconds("join-patience", "connectivity") { c.joinPatience = v }
+        if text("allow-plain-http-login", "connectivity") != nil {
+            config.warnings.append("\(path): \(at("connectivity", "allow-plain-http-login")) is no longer read: a profile whose portal has no https "
+                                   + "says so itself with plain-http-login=true (docs/CONNECTIVITY.md); remove the key")
+        }
         if let v = list("dns-servers", "connectivity") { c.dnsServers = v }
         if let v = text("ca-file", "connectivity") {
             guard v.hasPrefix("/") else { throw ConfigurationError("\(path): \(at("connectivity", "ca-file")) must be an absolute path") }
@@ -210,8 +212,6 @@ public struct ConnectivitySettings: Sendable, Equatable {
     public var caFile: String?
     /// Bind probes to the interface (SO_BINDTODEVICE); false only for loopback tests and the demo.
     public var bindInterface = true
-    /// Let the built-in helpers post credentials to plain-http portals (the simulator).
-    public var allowPlainHTTPLogin = false
     /// The re-check interval while online (the backoff cap while not).
     public var interval: Duration = .seconds(300)
     /// Each probe's overall timeout.

@@ -313,8 +313,6 @@ struct DaemonPortalEnvironment: PortalEnvironment {
         await monitor.verdict(for: interface, fresh: fresh)
     }
 
-    var allowPlainHTTPLogin: Bool { settings.allowPlainHTTPLogin }
-
     func captivePortalAPI(for interface: String) async -> String? {
         await monitor.captivePortalAPI(interface)
     }
