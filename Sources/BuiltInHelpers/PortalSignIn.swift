@@ -8,10 +8,13 @@ import FoundationEssentials
 public struct PortalSignIn: Sendable {
     /// Where the helper runs.
     public let environment: any PortalEnvironment
+    /// The longest a meta refresh's delay is waited for (a browser waits it out; a fuzzer cannot).
+    public let longestRefreshWait: Duration
 
     /// A sign-in runner.
-    public init(environment: any PortalEnvironment) {
+    public init(environment: any PortalEnvironment, longestRefreshWait: Duration = .seconds(5)) {
         self.environment = environment
+        self.longestRefreshWait = longestRefreshWait
     }
 
     /// Signs in on `interface` behind the portal of `verdict` with `method`. With `plainHTTPLogin`
@@ -264,7 +267,7 @@ public struct PortalSignIn: Sendable {
                     !HTMLFormReader.forms(in: [UInt8](a.body)).contains(where: { $0.controls.contains { !$0.disabled } }),
                     let next = ProbeClassifier.resolve(refresh.url, against: current)
                 {
-                    if refresh.delay > 0 { try? await Task.sleep(for: .seconds(min(refresh.delay, 5))) }
+                    if refresh.delay > 0 { try? await Task.sleep(for: min(.seconds(refresh.delay), longestRefreshWait)) }
                     current = next
                     continue
                 }

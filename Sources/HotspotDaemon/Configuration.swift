@@ -193,7 +193,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public static let knownKeys: [String: Set<String>] = [
         "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers", "provision-profiles",
                    "authenticate-retries", "authenticate-retry-delay", "authenticate-retry-window"],
-        "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface", "allow-plain-http-login",
+        "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface",
                          "interval", "probe-timeout", "join-patience"],
     ]
 }
