@@ -55,7 +55,9 @@ extension PortalSimulator {
 
     func getForms(_ r: Req) -> HTTPResponse {
         let c = configuration
-        switch r.path {
+        // The server hands paths over without their trailing slash.
+        let path = r.path.count > 1 && r.path.hasSuffix("/") ? String(r.path.dropLast()) : r.path
+        switch path {
         case "/granted":
             return html(200, "<html><head><meta http-equiv=\"refresh\" content=\"0; url=/welcome\"></head><body>Granted</body></html>")
         case "/welcome":
@@ -68,7 +70,7 @@ extension PortalSimulator {
                 <form action="/opennds_preauth/" method="get"><input type="hidden" name="fas" value="\(fas)">
                 <input type="hidden" name="landing" value="1"><input type="submit" name="continue" value="Continue"></form></body></html>
                 """)
-        case "/opennds_preauth/":
+        case "/opennds_preauth":
             guard (r.query["fas"]?.count ?? 0) >= 64, r.query["continue"] == "Continue" else {
                 record(r, "refused", "first form: \(r.query.keys.sorted().joined(separator: ","))")
                 return html(400, "the first form was not submitted as a browser would")
@@ -89,7 +91,7 @@ extension PortalSimulator {
                 <form action="/opennds_deny/" method="get"><input type="hidden" name="tok" value="\(token)"><button type="submit" name="logout" value="1">No thanks, log out</button></form>
                 </body></html>
                 """)
-        case "/opennds_auth/":
+        case "/opennds_auth":
             let fields = r.method == "POST" ? r.form : r.query
             let ok = c.detailsForm ? !(fields["name"] ?? "").isEmpty && (fields["email"] ?? "").contains("@") && fields["go"] == "Connect"
                                    : fields["agree"] == "yes"
