@@ -23,6 +23,9 @@ final class RefusingGate: Sendable {
     }
     private let state = Mutex(State())
     private let refused: @Sendable (String) -> Void
+    /// The gateway's own address: the AP side asking its simulator for its events (the lab) is
+    /// not a client to refuse.
+    private let host: String
 
     /// Listens on `host:port` (0: any free port) in front of `innerPort` on 127.0.0.1.
     init(host: String, port: UInt16, innerPort: UInt16, refuseSeconds: Double, refused: @escaping @Sendable (String) -> Void) throws {
@@ -44,6 +47,7 @@ final class RefusingGate: Sendable {
         self.innerPort = innerPort
         self.refuseSeconds = refuseSeconds
         self.refused = refused
+        self.host = host
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
@@ -79,7 +83,8 @@ final class RefusingGate: Sendable {
                 s.firstSeen[client] = now
                 return now
             }
-            if now - first < .milliseconds(Int64(refuseSeconds * 1000)) {
+            // (On loopback the test's client is the gateway's own address: refused like any.)
+            if client != host || host == "127.0.0.1", now - first < .milliseconds(Int64(refuseSeconds * 1000)) {
                 // SO_LINGER 0: close sends a reset, as a firewall's REJECT --reject-with tcp-reset.
                 var l = linger(l_onoff: 1, l_linger: 0)
                 setsockopt(c, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size))
