@@ -145,6 +145,23 @@ extension DaemonEndToEnd {
             #expect(try await !s.disconnected())
         }
 
+        /// While a join's checks find nothing and are repeated, `hotspotctl status` says the verdict
+        /// is pending instead of showing "unknown" or "none".
+        @Test func statusSaysTheVerdictIsPendingWhileChecksAreRepeated() async throws {
+            var config = PortalSimulatorConfiguration(mode: .clickThrough)
+            config.refuseSeconds = 30
+            let s = try await PortalScenario.start(config, profile: Self.clickThroughProfile)
+            defer { Task { await s.stop() } }
+            try await s.join("CityFree")
+            try await s.waitUntil("the gateway refused a probe") { s.events.contains("refused-connection") }
+            let status = try await s.bus.run(TestKitPaths.product("hotspotctl").path, ["status"])
+            let row = status.stdout.split(separator: "\n").first { $0.hasPrefix("wlan0") } ?? ""
+            #expect(row.contains("pending"), "\(status.stdout)\(status.stderr)")
+            #expect(status.stdout.contains("wlan0: connectivity verdict pending"), "\(status.stdout)")
+            #expect(try await s.string("Connectivity") == "unknown")
+            #expect(try await !s.disconnected())
+        }
+
         static func freePort() throws -> UInt16 {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(fd) }
