@@ -86,7 +86,7 @@ def patient_sign_in(the_lab, ssid, kinds, helper, timeout=120):
 def slow_gateway(the_lab):
     """A gateway that resets a new client's connections for 3 s after its first, then answers its
     first 6 requests 4 s late (longer than a probe waits): the profile signs in, never dropped."""
-    seconds, events = patient_sign_in(the_lab, "SlowNet", ("accepted",), "Slow Cafe")
+    seconds, events = patient_sign_in(the_lab, "SlowNet", ("accepted",), "Known Networks")
     address = the_lab.bus.ip4()
     refused = [e for e in events if e["client"] == address and e["kind"] == "refused-connection"]
     slow = [e for e in events if e["client"] == address and e["kind"] == "slow-answer"]
@@ -114,7 +114,7 @@ def opennds_like(the_lab):
 def flapping(the_lab):
     """A portal that hangs every other 5 s (longer than a probe waits) for clients not signed in:
     Connectivity never turns none, the profile signs in, never dropped."""
-    seconds, events = patient_sign_in(the_lab, "FlapNet", ("accepted",), "Flapping Cafe")
+    seconds, events = patient_sign_in(the_lab, "FlapNet", ("accepted",), "Known Networks")
     hangs = [e for e in events if e["kind"] == "flap-hang"]
     the_lab.leave()
     return f"join to full {seconds:.1f} s ({len(hangs)} requests hung by the flapping portal)"
