@@ -35,7 +35,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case registerHelper = "register-helper"
     /// Text from networks and helpers made safe for logs and properties (UntrustedText).
     case untrustedText = "untrusted-text"
-    /// Portal sign-in pages through libxml2's HTML parser and the form choice (issue 11).
+    /// Portal sign-in pages through libxml2's HTML parser and the form choice, then a whole sign-in
+    /// through fuzzed pages: chains of GET and POST forms, redirects, meta refresh (FormChainFuzz).
     case htmlForm = "html-form"
 
     /// How many fuzzed RegisterHelper calls were accepted (their invariants checked), so a test can
@@ -158,6 +159,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 _ = form.isClickThrough
                 for c in form.controls { _ = c.name }
             }
+            FormChainFuzz.run(bytes)
         case .networkManager:
             var values = FuzzValues(FuzzInput(bytes), keys: Self.networkManagerKeys)
             NetworkManagerFuzzEntry.decode(values.dictionaryLike())
@@ -284,7 +286,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                     // checkboxes before many elements without text, checkboxes nested in spans.
                     Array(("<form method=post><label>I accept " + String(repeating: "<input>", count: 600) + "</label></form>").utf8),
                     Array(("<form>" + String(repeating: "<input type=checkbox>", count: 300) + String(repeating: "<span></span>", count: 300)
-                           + String(repeating: "<span><input type=checkbox>", count: 200) + "</form>").utf8)]
+                           + String(repeating: "<span><input type=checkbox>", count: 200) + "</form>").utf8),
+            // A chain: mode 1 (form), not online, three pages: a GET terms form, a POST form with
+            // the profile's fields, a meta refresh.
+            [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 90]
+                + Array("<form method=get action=/terms?x=1><input type=hidden name=t value=1><input type=submit name=c value=Go></form>".utf8)
+                + [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 110]
+                + Array("<form method=post action=https://gw.test/login><input name=user><input type=password name=pass><button name=go value=1>".utf8)
+                + Array("<meta http-equiv=refresh content='0;url=/done'>".utf8)]
         case .probeResponse:
             return [[0, 0, 0, 1, 0] + Array("Success".utf8), [0, 0, 0, 4, 1, 0, 0, 0, 0, 20] + Array("http://portal.example/".utf8)]
         }

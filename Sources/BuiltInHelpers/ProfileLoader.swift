@@ -43,6 +43,7 @@ public struct ProfileSet: Sendable {
 /// # wispr: username= and user-password= (a secret)
 /// # form: form-url=https://… (default: the portal page's form), form-field-NAME=VALUE (a secret)
 /// # form and wispr: login-hosts=portal.example.net;*.example.org (the only hosts credentials go to)
+/// # form and wispr: plain-http-login=true lets them go over plain http (a portal without https)
 /// # capport: capport-url=https://…/api (the RFC 8908 API)
 /// ```
 /// Key files have no inline comments: `ssid=CityFree  # note` makes the SSID "CityFree  # note".
@@ -59,7 +60,8 @@ public struct ProfileSet: Sendable {
 public enum ProfileLoader {
     /// The keys a profile may have (besides `form-field-*`).
     public static let keys: Set<String> = ["ssid", "ssid-prefix", "display-name", "password", "confidence", "sign-in",
-                                           "username", "user-password", "form-url", "capport-url", "login-hosts"]
+                                           "username", "user-password", "form-url", "capport-url", "login-hosts",
+                                           "plain-http-login"]
 
     /// The largest profile file read.
     public static let maximumFileSize = 256 * 1024
@@ -274,6 +276,17 @@ public enum ProfileLoader {
         default:
             return fail("sign-in", "sign-in= names an unknown method (expected: \(SignInMethod.names.joined(separator: ", ")))")
         }
+        var plainHTTPLogin = false
+        if let v = value("plain-http-login") {
+            switch v.lowercased() {
+            case "true", "yes", "1": plainHTTPLogin = true
+            case "false", "no", "0": plainHTTPLogin = false
+            default: return fail("plain-http-login", "plain-http-login= must be true or false")
+            }
+            if !method.sendsCredentials {
+                return fail("plain-http-login", "plain-http-login= is used only with sign-in=form or sign-in=wispr (a terms page needs no opt-in)")
+            }
+        }
         if loginHosts != nil && !method.sendsCredentials {
             return fail("login-hosts", "login-hosts= is used only with sign-in=form or sign-in=wispr")
         }
@@ -281,7 +294,7 @@ public enum ProfileLoader {
             return fail(keys.contains("user-password") ? "user-password" : "username", "username/user-password are used only with sign-in=wispr")
         }
         return .success(Profile(name: group, file: path, line: groupLine, match: match, displayName: displayName,
-                                password: password, confidence: confidence, signIn: method))
+                                password: password, confidence: confidence, signIn: method, plainHTTPLogin: plainHTTPLogin))
     }
 }
 

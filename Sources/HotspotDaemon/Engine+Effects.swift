@@ -88,8 +88,19 @@ extension Engine {
             await publishHelpers()
         case .requestDeclined:
             break // returned to the caller through handle()
+        case .explain(let name, let text):
+            // The chosen helper's reason for its answer was published just before; it stays, after
+            // the core's (an earlier explanation of the core's is replaced, not nested).
+            let helperReason = interfaces[name]?.reason ?? ""
+            let last = helperReason.isEmpty || helperReason.hasPrefix(Self.explanationMark) ? "" : "; its last answer: \(helperReason)"
+            log.info("\(name): \(text)")
+            setReason(name, Self.explanationMark + text + last)
         }
     }
+
+    /// Starts a `Reason` the core explains (``HotspotEffect/explain(_:_:)``), so that the next
+    /// explanation replaces it instead of quoting it.
+    static let explanationMark = "hotspot-helperd: "
 
     /// CommandCompleted, on the interface's path: its number is kept for good, so commands that
     /// end because the interface is going away are reported too.

@@ -245,8 +245,12 @@ public actor Engine {
         if interfaces[name]?.connectivity != connectivity || interfaces[name]?.portalURL != portalURL {
             log.info("\(name): connectivity \(connectivity) (\(verdict.state.rawValue): \(UntrustedText.forLog("\(verdict.reason)")), \(verdict.successes)/\(verdict.total) probes)\(portalURL.isEmpty ? "" : ", portal \(UntrustedText.forLog(portalURL))")")
         }
+        let wasPortal = interfaces[name]?.connectivity == "portal"
         await setConnectivity(name, connectivity: connectivity, portalURL: portalURL, venueInfoURL: verdict.capport?.venueInfoURL ?? "",
                               sessionExpires: expires)
+        // A portal that showed itself after the join's evaluation: the core asks the helpers again
+        // when none signed in.
+        if connectivity == "portal", !wasPortal { await handle(.portalDetected(name)) }
         if let remaining {
             log.debug("\(name): the RFC 8908 session ends in \(remaining) s")
             await handle(.sessionExpiryLearned(name, at: now + .seconds(remaining)))

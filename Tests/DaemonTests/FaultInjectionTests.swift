@@ -21,7 +21,9 @@ struct FaultInjectionTests {
     // MARK: - Helpers that hang, answer twice, answer late, flood
 
     @Test func aHelperHangingInAuthenticateCountsAsTemporaryFailureAndAsAMissedDeadline() async throws {
-        let s = try await Scenario(settings: ["command-timeout": "1"])
+        // No repeats: the first missed deadline is the temporary failure that disconnects
+        // (the repeats are StateMachineTests' and the core's).
+        let s = try await Scenario(settings: ["command-timeout": "1", "authenticate-retries": "0"])
         let script = HelperScript(confidence: .high, silent: [.authenticate])
         try await register(s, "Stuck", identifier: "com.example.stuck", script: script)
         let profile = try await s.join("CityFree", accessPoint: "ap1")
@@ -70,7 +72,7 @@ struct FaultInjectionTests {
     }
 
     @Test func anAnswerAfterTheDeadlineIsIgnoredButSeen() async throws {
-        let s = try await Scenario(settings: ["command-timeout": "1"])
+        let s = try await Scenario(settings: ["command-timeout": "1", "authenticate-retries": "0"])
         let script = HelperScript(confidence: .high, silent: [.authenticate])
         try await register(s, "Slow", identifier: "com.example.slow", script: script)
         let profile = try await s.join("CityFree", accessPoint: "ap1")

@@ -106,15 +106,29 @@ struct StateMachineTests {
         #expect(second.received.contains(.authenticate))
     }
 
-    @Test func temporaryFailureDisconnectsButLeavesAutoconnectAlone() async throws {
-        let s = try await Scenario(mode: Self.mode)
-        _ = try await s.helper("Flaky", script: HelperScript(confidence: .high, results: [.authenticate: .temporaryFailure]))
+    @Test func temporaryFailurePastItsRetriesDisconnectsButLeavesAutoconnectAlone() async throws {
+        let s = try await Scenario(settings: ["authenticate-retries": "1", "authenticate-retry-delay": "0.2"], mode: Self.mode)
+        let (_, script) = try await s.helper("Flaky", script: HelperScript(confidence: .high, results: [.authenticate: .temporaryFailure]))
         let profile = try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitForDisconnect()
         try await s.waitFor("inactive")
         // Autoconnect would be switched off right after the disconnect: each call the mock records wakes the check.
         #expect(try await s.holdsThroughout(.milliseconds(300)) { try await !s.calls(profile).contains { $0.method == "Update" } },
                 "a temporary failure switched autoconnect off")
+        #expect(script.received.filter { $0 == .authenticate }.count == 2, "one retry, then the disconnect: \(script.received)")
+        let reason = try await s.property("Reason")?.string ?? ""
+        #expect(reason.contains("failed temporarily 2 times (retries=1); disconnected"), "Reason: \(reason)")
+    }
+
+    @Test func temporaryFailureIsRetriedWithoutDisconnecting() async throws {
+        let s = try await Scenario(settings: ["authenticate-retry-delay": "0.5"], mode: Self.mode)
+        let (_, script) = try await s.helper("Slow gateway", script: HelperScript(confidence: .high, results: [.authenticate: .temporaryFailure]))
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waiter.until("the first authenticate") { script.received.contains(.authenticate) }
+        script.set(.authenticate, .success)
+        try await s.waitFor("authenticated")
+        #expect(script.received.filter { $0 == .authenticate }.count == 2)
+        #expect(try await !s.disconnected(), "a temporary failure disconnected the network")
     }
 
     @Test func failureDisconnectsAndSwitchesAutoconnectOff() async throws {

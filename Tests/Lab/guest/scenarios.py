@@ -46,6 +46,8 @@ username=user
 user-password=secret
 # The gateway answers on whichever probe host was asked (the AP side's DNS names them all).
 login-hosts=connectivitycheck.gstatic.com;captive.apple.com;www.msftconnecttest.com;nmcheck.gnome.org
+# The simulated gateway has no https.
+plain-http-login=true
 
 [CapNet]
 ssid=CapNet
@@ -83,7 +85,7 @@ def write_config():
     with open("/etc/hotspot-helper/hotspot-helperd.conf", "w") as f:
         f.write(f"[daemon]\nstate-dir=/var/lib/hotspot-helper\ncommand-timeout=20\nfilter-interval=1\njoin-hold={JOIN_HOLD}\n"
                 "profiles-dir=/etc/hotspot-helper/profiles.d\n"
-                f"[connectivity]\nprobes={PROBES}\nallow-plain-http-login=true\nca-file=/run/lab-ca/ca.pem\n"
+                f"[connectivity]\nprobes={PROBES}\nca-file=/run/lab-ca/ca.pem\n"
                 "probe-timeout=3\ninterval=30\n")
 
 
