@@ -68,7 +68,7 @@ public actor Connection {
     private var deadlines = DeadlineHeap()
 
     /// The subscribers of one match rule. A class: every signal read is matched against every
-    /// rule, and iterating values of a struct copied each rule and handler table (issue 13).
+    /// rule, and iterating values of a struct copied each rule and handler table.
     final class Subscription {
         let rule: MatchRule
         var streams: [UInt64: AsyncStream<Signal>.Continuation] = [:]

@@ -45,7 +45,7 @@ final class BusPublisher: Service {
 
     /// Announces what the engine says, in order, until the daemon shuts down. The loop is
     /// cancelled at shutdown rather than iterating `cancelOnGracefulShutdown()`, whose merge with
-    /// the shutdown signal costs every announcement a trip through tasks of its own (issue 13).
+    /// the shutdown signal costs every announcement a trip through tasks of its own.
     func run() async throws {
         let announcements = self.announcements
         await cancelWhenGracefulShutdown { [self] in

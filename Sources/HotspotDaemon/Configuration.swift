@@ -84,7 +84,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public static let maximumSize = 1 << 20
 
     /// Reads `path` (not through a symbolic link, a regular file only). Errors name the file,
-    /// the line, the key and what is wrong — never the text of the line (issue 14 item 3).
+    /// the line, the key and what is wrong — never the text of the line.
     public static func load(path: String) throws(ConfigurationError) -> DaemonConfiguration {
         let bytes: [UInt8]?
         do { bytes = try RegularFile.read(path, maximumSize: maximumSize) } catch { throw ConfigurationError(error.message) }

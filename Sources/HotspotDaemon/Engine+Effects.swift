@@ -225,7 +225,7 @@ extension Engine {
         let secs = seconds(since: f.started)
         switch outcome {
         // CommandCompleted follows the state the outcome leads to: the change clients wait for is
-        // announced first (issue 13: the join's last hop).
+        // announced first (the join's last hop).
         case .answered(let response):
             log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms\(response.reason.map { ": \($0)" } ?? "")")
             // The commands only the chosen helper gets say why the joined network is as it is.

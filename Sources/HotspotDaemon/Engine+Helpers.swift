@@ -55,7 +55,7 @@ extension Engine {
 
     func register(sender: String, path: ObjectPath, _ request: HelperRegistrationRequest) async throws {
         let display = request.displayName, commands = request.commands, identifier = request.identifier.rawValue
-        // An identifier stays with the user who first registered it (issue 14 item 5): another
+        // An identifier stays with the user who first registered it: another
         // user cannot take over a helper's cache entries and passwords by reusing its name.
         if let owner = identifierOwners[request.identifier], request.uid != 0, request.uid != owner {
             throw HotspotError(.notAllowed, "the identifier '\(UntrustedText.forLog(identifier))' belongs to a helper of another user (uid \(owner)); "
@@ -105,8 +105,8 @@ extension Engine {
         await publishHelpers()
     }
 
-    /// Registers a built-in helper, called in the daemon rather than over the bus (issue 13
-    /// item 5): what it answers, a profile's password included, leaves the daemon only through
+    /// Registers a built-in helper, called in the daemon rather than over the bus: what it
+    /// answers, a profile's password included, leaves the daemon only through
     /// NetworkManager's secret-agent call.
     func register(inProcess helper: InProcessHelper) async throws {
         let id = HelperID(helper.identifier)

@@ -144,8 +144,8 @@ public actor Engine {
             if first { stateWriter.saveNow(state, generation: stateGeneration) } else { later.append((state, stateGeneration)) }
         }
         // Commands leave first, ahead of the bookkeeping the same event brings (timers, the
-        // announcements, CommandCompleted): a helper starts on its answer while the rest is done
-        // (issue 13). Nothing else here bears on a command; the rest keep the core's order.
+        // announcements, CommandCompleted): a helper starts on its answer while the rest is done.
+        // Nothing else here bears on a command; the rest keep the core's order.
         for case .sendCommand(let request) in effects { send(request) }
         for effect in effects {
             switch effect {

@@ -4,7 +4,7 @@ import BuiltInHelpers
 import HotspotCore
 import HotspotProtocol
 
-/// A RegisterHelper call's options, checked before polkit is asked (issue 14 item 5): who the
+/// A RegisterHelper call's options, checked before polkit is asked: who the
 /// helper says it is, why it wants to see networks, and which user asks.
 struct HelperRegistrationRequest: Sendable {
     var displayName: String
@@ -48,7 +48,7 @@ struct HelperRegistrationRequest: Sendable {
             throw HotspotError(.invalidArgs, "Identifier must be 1 to \(Self.maximumIdentifierLength) bytes")
         }
         try Self.refuseControlCharacters(identifier, option: "Identifier")
-        // The built-in helpers run in the daemon and never register over the bus (issue 13 item 5).
+        // The built-in helpers run in the daemon and never register over the bus.
         if NameFolding.key(identifier).hasPrefix(Self.reservedPrefix) {
             throw HotspotError(.notAllowed, "identifiers starting with '\(Self.reservedPrefix)' belong to the daemon's built-in helpers; "
                                + "choose another Identifier (a reverse-DNS name such as com.example.hotspot)")

@@ -186,7 +186,7 @@ public struct WireResponse: Sendable, Equatable {
     /// A reason longer than this many bytes is off-contract, not just long.
     public static let maximumReasonBytes = 4096
 
-    /// Decodes a helper's answer to `command` and holds it to that command (issue 14 item 2):
+    /// Decodes a helper's answer to `command` and holds it to that command:
     /// claims only in answer to filter-scan-list, only for networks in the scan list that was
     /// sent, at most one per network sent.
     public static func decode(_ value: DBusValue, answering command: WireCommand) throws(WireError) -> WireResponse {

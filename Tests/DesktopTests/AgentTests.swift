@@ -126,7 +126,7 @@ extension DesktopTests {
             let shell = try s.bus.connect()
             try await shell.requestName("org.gnome.Shell")
             let agent = try await startAgent(d, s)
-            try await d.helper("Portal", confidence: .high, results: [.authenticate: .uiRequired])
+            try await d.helper("Airport Wi-Fi", confidence: .high, results: [.authenticate: .uiRequired])
             try await d.join("CityFree", accessPoint: "ap1")
             try await d.waitFor("presenting-ui")
             if checkOn {
