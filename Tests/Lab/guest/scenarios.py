@@ -25,7 +25,7 @@ DISCONNECTED = 30
 NM_PORTAL = 2
 NM_FULL = 4
 # How long NetworkManager's pre-up dispatcher script may hold a join ([daemon] join-hold).
-JOIN_HOLD = 8
+JOIN_HOLD = 12
 PROFILES = """\
 [CityFree]
 ssid=CityFree
@@ -197,24 +197,28 @@ class Timeline(threading.Thread):
         return None
 
 
-def sign_in(lab, ssid, kinds, timeout=90):
+def sign_in(lab, ssid, kinds, timeout=90, strict=True):
     """Joins `ssid` (open, captive); checks the daemon signs in through wlan0 before NetworkManager
     announces the connection (its pre-up hook held the join), that NetworkManager never said PORTAL
     while the connection was ACTIVATED (a desktop's portal window), and that its own check reaches
-    FULL. Returns (seconds from association to authenticated, →daemon full, →NM full)."""
+    FULL. Returns (seconds from association to authenticated, →daemon full, →NM full). `strict`
+    false (the bench): a hold that ended otherwise is noted, not a failure."""
     portal_reset(ssid)
     watch = PortalWatch(lab.bus)
     since = len(lab.daemon_log())
     tl = Timeline()
     ok = False
     try:
-        figures = signed_in(lab, ssid, kinds, timeout, tl)
+        figures = signed_in(lab, ssid, kinds, timeout, tl, strict)
         watch.stop()
         bad = watch.portal_while_activated()
+        outcomes = lab.released(since)
+        if not strict and (bad or outcomes != ["signed-in"]):
+            note(f"{ssid}: the hold ended {outcomes}; PORTAL while ACTIVATED: {bad}")
+            return figures
         if bad:
             raise Failed(f"NetworkManager said PORTAL while the connection was ACTIVATED ({bad[0]:.2f} s after the join began, {bad[1]}): "
                          f"a desktop would open its portal window; signals: {watch.events()[:12]}")
-        outcomes = lab.released(since)
         if outcomes != ["signed-in"]:
             raise Failed(f"the pre-up hook's hold ended {outcomes or 'never (was the dispatcher script run?)'}, expected signed-in")
         note(f"{ssid}: NetworkManager said PORTAL during the hold: {'yes' if watch.portal_before_activated() else 'no'}; "
@@ -231,7 +235,7 @@ def sign_in(lab, ssid, kinds, timeout=90):
                 f.write(json.dumps({"during": ssid, "wlan0": lab.bus.ip4(), "events": portal_events(name)}) + "\n")
 
 
-def signed_in(lab, ssid, kinds, timeout, tl):
+def signed_in(lab, ssid, kinds, timeout, tl, strict=True):
     try:
         lab.join(ssid)
         wait(f"the daemon authenticated on {ssid}", lambda: lab.state() in SIGNED_IN, timeout)
@@ -254,7 +258,7 @@ def signed_in(lab, ssid, kinds, timeout, tl):
     if None in (associated, activated, authenticated, full, nm_full):
         raise Failed(f"the timeline missed a state (associated {associated}, activated {activated}, authenticated {authenticated}, "
                      f"full {full}, NM full {nm_full})")
-    if authenticated > activated:
+    if authenticated > activated and strict:
         raise Failed(f"the daemon signed in {authenticated - activated:.2f} s after ACTIVATED: the pre-up hook did not hold the join")
     figures = (authenticated - associated, full - associated, nm_full - associated)
     note(f"{ssid}: from association (IP_CONFIG): authenticated {figures[0]:.2f} s, daemon full {figures[1]:.2f} s, "
@@ -663,7 +667,7 @@ def bench(lab, rounds=2):
             samples = []
             try:
                 for _ in range(rounds):
-                    samples.append(sign_in(lab, ssid, kinds))
+                    samples.append(sign_in(lab, ssid, kinds, strict=False))
                     lab.leave()
                     # Every round evaluates and authenticates (a cached helper would maintain instead).
                     run(f"{BIN}/hotspotctl", "forget", ssid)
