@@ -1,12 +1,13 @@
 # Hotspot Helper for Linux — common tasks. `make help` lists them.
 SWIFT ?= swift
 
-.PHONY: help deps build test bench bench-hops demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench order-file
+.PHONY: help deps build test test-fallback bench bench-hops demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench order-file
 
 help:
 	@echo "make deps    install the Debian packages the build and the tests need (root)"
 	@echo "make build   build everything (debug)"
 	@echo "make test    run the whole test suite (unit, private-bus and mock NetworkManager tests, the release .deb: signals, ICU, lintian; then the lab)"
+	@echo "make test-fallback  the Swift tests built with the platform's executor instead of the programs' own (CI runs both)"
 	@echo "make lab     the real-NetworkManager lab: QEMU guests, simulated radios, real NM (root; docs/LAB.md)"
 	@echo "make lab-bench  the lab's figures: ACTIVATED -> signed in -> connectivity full, with and without 50 ms netem"
 	@echo "make demo    the daemon against a simulated NetworkManager and an example helper, live"
@@ -37,6 +38,12 @@ test: deps
 	.build/debug/hotspot-fuzz --seconds $${FUZZ_SECONDS:-3}
 	SWIFT=$(SWIFT) ./scripts/swift-test.sh
 	./Tests/Lab/run-lab
+
+# The programs' own global executor is a build-time option (the CustomGlobalExecutor trait, on by
+# default): the same tests built without it, on the platform's executor.
+test-fallback: deps
+	$(SWIFT) build --build-tests --disable-default-traits --scratch-path .build-fallback
+	SWIFT="$(SWIFT)" SWIFT_TEST_LOG=.build-fallback/swift-test.log ./scripts/swift-test.sh --disable-default-traits --scratch-path .build-fallback
 
 fuzz: deps
 	$(SWIFT) build --product hotspot-fuzz

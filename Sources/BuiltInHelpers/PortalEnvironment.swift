@@ -12,8 +12,6 @@ public protocol PortalEnvironment: Sendable {
     /// The connectivity verdict for `interface`: the one being made or a very recent one, or with
     /// `fresh` a new check (after a sign-in, for maintain).
     func verdict(for interface: String, fresh: Bool) async -> ProbeVerdict
-    /// Whether credentials may be posted to plain-http portals (the simulator; off in production).
-    var allowPlainHTTPLogin: Bool { get }
     /// The URL the WISPr client starts from (an HTTP probe that is redirected by a gateway), from
     /// the probes in use now (they follow NetworkManager's connectivity setting).
     var wisprProbeURL: String { get async }

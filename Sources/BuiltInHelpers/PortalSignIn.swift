@@ -8,14 +8,19 @@ import FoundationEssentials
 public struct PortalSignIn: Sendable {
     /// Where the helper runs.
     public let environment: any PortalEnvironment
+    /// The longest a meta refresh's delay is waited for (a browser waits it out; a fuzzer cannot).
+    public let longestRefreshWait: Duration
 
     /// A sign-in runner.
-    public init(environment: any PortalEnvironment) {
+    public init(environment: any PortalEnvironment, longestRefreshWait: Duration = .seconds(5)) {
         self.environment = environment
+        self.longestRefreshWait = longestRefreshWait
     }
 
-    /// Signs in on `interface` behind the portal of `verdict` with `method`.
-    public func signIn(_ method: SignInMethod, interface: String, verdict: ProbeVerdict) async -> SignInOutcome {
+    /// Signs in on `interface` behind the portal of `verdict` with `method`. With `plainHTTPLogin`
+    /// (the profile's `plain-http-login=true`) its credentials may go over plain http; steps
+    /// that carry none (a terms page) may always.
+    public func signIn(_ method: SignInMethod, interface: String, verdict: ProbeVerdict, plainHTTPLogin: Bool = false) async -> SignInOutcome {
         switch method {
         case .none:
             return .needsUser("the profile has no sign-in method")
@@ -29,10 +34,10 @@ public struct PortalSignIn: Sendable {
             // names no host of its own: that page's URL is our probe's, not a stranger's redirect.
             let answeredProbe = formURL == nil && verdict.results.contains { $0.probe.url == url }
             return await submitForm(pageURL: url, postDirectly: formURL != nil, fields: fields, loginHosts: hosts, interface: interface,
-                                    pageIsProbe: answeredProbe)
+                                    pageIsProbe: answeredProbe, plainHTTPLogin: plainHTTPLogin)
         case .wispr(let credentials, let hosts):
             guard let hosts else { return Self.noLoginHosts }
-            return await wispr(credentials, loginHosts: hosts, interface: interface, verdict: verdict)
+            return await wispr(credentials, loginHosts: hosts, interface: interface, verdict: verdict, plainHTTPLogin: plainHTTPLogin)
         case .capport(let apiURL):
             return await capport(apiURL: apiURL, interface: interface, verdict: verdict, extending: false)
         }
@@ -44,7 +49,7 @@ public struct PortalSignIn: Sendable {
         await capport(apiURL: apiURL, interface: interface, verdict: verdict, extending: true)
     }
 
-    /// A profile with credentials but no `login-hosts=` sends none (issue 14).
+    /// A profile with credentials but no `login-hosts=` sends none.
     static let noLoginHosts = SignInOutcome.needsUser(
         "the profile has credentials but no login-hosts=, so none were sent; add login-hosts= naming the portal's sign-in hosts (docs/CONNECTIVITY.md)")
 
@@ -56,45 +61,105 @@ public struct PortalSignIn: Sendable {
 
     // MARK: - Methods
 
-    /// Accepts a terms page: its one form, with only the boxes it requires ticked. A page with more
-    /// than one candidate form, or a form with fields only a person can fill, is left to the user.
-    /// With `requireClickThrough`, a form that asks for anything typed is left to the user.
+    /// The most forms one sign-in submits: real portals chain a terms page, a details page and a
+    /// confirmation, rarely more.
+    static let maxFormSteps = 4
+
+    /// What one sign-in may send, and where.
+    struct Chain {
+        /// The profile's fields (none for terms pages).
+        var fields: [FormField] = []
+        /// With credentials, the only hosts a page, a redirect or a form's target may be on.
+        var loginHosts: LoginHosts?
+        /// Whether the profile lets its fields go over plain http.
+        var plainHTTPLogin = false
+        /// Leave to the user any form that asks for something typed (the portal helper).
+        var requireClickThrough = false
+    }
+
+    /// Accepts a terms page: its one form, with only the boxes it requires ticked, and the forms
+    /// that follow it (``maxFormSteps``). A page with more than one candidate form, or a form with
+    /// fields only a person can fill, is left to the user. With `requireClickThrough`, a form that
+    /// asks for anything typed is left to the user. No credentials are involved, so plain http is fine.
     public func acceptTerms(at url: String, interface: String, requireClickThrough: Bool) async -> SignInOutcome {
         let page: HTTPAnswer
         switch await fetchPage(url, interface: interface) {
         case .success(let a): page = a
         case .failure(let outcome): return outcome
         }
-        let form: HTMLForm
-        switch Self.choose(HTMLFormReader.forms(in: [UInt8](page.body)), filling: [], page: page.url) {
-        case .success(let f): form = f
-        case .failure(let outcome): return outcome
-        }
-        if requireClickThrough && !form.isClickThrough {
-            let typed = form.controls.filter { !$0.disabled && HTMLForm.typedTypes.contains($0.type) }.map(\.name)
-            return .needsUser("the sign-in page asks for \(Self.names(typed))")
-        }
-        return await post(form, page: page, filling: [], interface: interface, loginHosts: nil)
+        return await follow(from: page, chain: Chain(requireClickThrough: requireClickThrough), interface: interface)
     }
 
-    /// Fills and posts the profile's fields. The sign-in page, every redirect to it and the form's
-    /// action (or `form-url=`) must be on `loginHosts`: a page that came from another host is a
-    /// stranger's page, whatever its form says.
+    /// Fills and submits the profile's fields, going through the forms before and after the one
+    /// that takes them (a terms page first, a confirmation after). The sign-in page, every
+    /// redirect on the way and every form's target must be on `loginHosts`: a page that came from
+    /// another host is a stranger's page, whatever its form says.
     func submitForm(pageURL: String, postDirectly: Bool, fields: [FormField], loginHosts: LoginHosts, interface: String,
-                    pageIsProbe: Bool = false) async -> SignInOutcome {
+                    pageIsProbe: Bool = false, plainHTTPLogin: Bool = false) async -> SignInOutcome {
+        let chain = Chain(fields: fields, loginHosts: loginHosts, plainHTTPLogin: plainHTTPLogin)
         if postDirectly {
             let form = HTMLForm(action: pageURL, method: "POST", controls: [])
-            return await post(form, page: HTTPAnswer(status: 200, url: pageURL), filling: fields, interface: interface, loginHosts: loginHosts)
+            switch await submit(form, page: HTTPAnswer(status: 200, url: pageURL), filling: fields, chain: chain, interface: interface) {
+            case .success(let (next, detail)): return await follow(from: next, chain: chain, interface: interface, submitted: 1, detail: detail)
+            case .failure(let outcome): return outcome
+            }
         }
         let page: HTTPAnswer
         switch await fetchPage(pageURL, interface: interface, loginHosts: loginHosts, firstIsProbe: pageIsProbe) {
         case .success(let a): page = a
         case .failure(let outcome): return outcome
         }
-        switch Self.choose(HTMLFormReader.forms(in: [UInt8](page.body)), filling: fields, page: page.url) {
-        case .success(let form): return await post(form, page: page, filling: fields, interface: interface, loginHosts: loginHosts)
-        case .failure(let outcome): return outcome
+        return await follow(from: page, chain: chain, interface: interface)
+    }
+
+    /// Submits the page's form, then each form the answer leads to, until a page with no form to
+    /// go through, the link online, or ``maxFormSteps`` forms. The profile's fields go only into
+    /// a form that names one of them; every other step is a terms page, submitted as it is.
+    func follow(from first: HTTPAnswer, chain: Chain, interface: String, submitted already: Int = 0, detail previous: String = "") async -> SignInOutcome {
+        var page = first
+        var detail = previous
+        var steps = already
+        while steps < Self.maxFormSteps {
+            let forms = HTMLFormReader.forms(in: [UInt8](page.body)).filter { !Self.isLogoff($0) }
+            if steps > 0 {
+                // After a submission: a page without a form is the end; so is the link being online
+                // (a welcome page may carry a form of its own: a search box, a survey).
+                if !forms.contains(where: { $0.controls.contains { !$0.disabled } }) { return .signedIn(detail) }
+                if await environment.verdict(for: interface, fresh: true).state == .online { return .signedIn(detail) }
+            }
+            let form: HTMLForm
+            switch Self.choose(forms, filling: chain.fields, page: page.url) {
+            case .success(let f): form = f
+            case .failure(let outcome): return outcome
+            }
+            let names = Set(chain.fields.map(\.name))
+            let filling = form.controls.contains { names.contains($0.name) } ? chain.fields : []
+            // The profile's fields go only into a page its login hosts served (the first one was
+            // checked on the way in).
+            if !filling.isEmpty, steps > 0, let hosts = chain.loginHosts, !hosts.allows(url: page.url) {
+                return Self.strangerHost(page.url, "a page the sign-in led to")
+            }
+            if chain.requireClickThrough && !form.isClickThrough {
+                let typed = form.controls.filter { !$0.disabled && HTMLForm.typedTypes.contains($0.type) }.map(\.name)
+                return .needsUser("the sign-in page asks for \(Self.names(typed))")
+            }
+            switch await submit(form, page: page, filling: filling, chain: chain, interface: interface) {
+            case .success(let (next, what)):
+                page = next
+                detail = detail.isEmpty ? what : detail + "; then " + what
+                steps += 1
+            case .failure(let outcome):
+                return outcome
+            }
         }
+        return .signedIn(detail + " (\(Self.maxFormSteps) forms, the most one sign-in submits)")
+    }
+
+    /// A form that ends a session rather than starting one (a welcome page's "log out").
+    static func isLogoff(_ form: HTMLForm) -> Bool {
+        let words = ["logout", "log out", "logoff", "log off", "sign out", "signout", "disconnect"]
+        let text = ([form.action ?? ""] + form.controls.flatMap { [$0.name, $0.value] }).joined(separator: " ").lowercased()
+        return words.contains { text.contains($0) }
     }
 
     /// The form to submit: the one form that has a field the profile fills, else the page's only
@@ -122,8 +187,9 @@ public struct PortalSignIn: Sendable {
         UntrustedText.forLog(names.prefix(8).joined(separator: ", ") + (names.count > 8 ? ", …" : ""))
     }
 
-    func wispr(_ credentials: WISPrCredentials, loginHosts: LoginHosts, interface: String, verdict: ProbeVerdict) async -> SignInOutcome {
-        var config = WISPrClient.Configuration(allowPlainHTTPLogin: environment.allowPlainHTTPLogin, loginHosts: loginHosts)
+    func wispr(_ credentials: WISPrCredentials, loginHosts: LoginHosts, interface: String, verdict: ProbeVerdict,
+               plainHTTPLogin: Bool) async -> SignInOutcome {
+        var config = WISPrClient.Configuration(allowPlainHTTPLogin: plainHTTPLogin, loginHosts: loginHosts)
         config.transfer = await environment.transferOptions(for: interface)
         let client = WISPrClient(configuration: config, transport: environment.transport)
         let answered = verdict.results.first { $0.wispr != nil }?.probe.url
@@ -163,72 +229,177 @@ public struct PortalSignIn: Sendable {
 
     // MARK: - HTTP
 
-    /// GETs a page, following up to 5 redirects itself (each hop resolved and bound like a probe).
-    /// With `loginHosts`, the page and every hop must be on one of its hosts (the first one
-    /// excepted when it is our own probe URL, which the portal answered in place).
+    /// GETs a page, following up to 5 redirects and meta refreshes itself (each hop resolved and
+    /// bound like a probe). With `loginHosts`, the page and every hop must be on one of its hosts
+    /// (the first one excepted when it is our own probe URL, which the portal answered in place).
     func fetchPage(_ url: String, interface: String, loginHosts: LoginHosts? = nil, firstIsProbe: Bool = false) async -> Result<HTTPAnswer, SignInOutcome> {
         let options = await environment.transferOptions(for: interface)
+        let answer = await environment.transport.perform(HTTPRequestSpec(url: url), options: options)
+        return await arrive(answer, from: url, interface: interface, loginHosts: loginHosts, firstIsProbe: firstIsProbe, what: "the sign-in page")
+    }
+
+    /// Follows an answer's redirects (3xx with Location) and meta refreshes to the page they lead
+    /// to, at most 5 hops: each a GET, as a browser makes it after a form too.
+    func arrive(_ first: Result<HTTPAnswer, TransferError>, from url: String, interface: String, loginHosts: LoginHosts?,
+                firstIsProbe: Bool = false, what: String) async -> Result<HTTPAnswer, SignInOutcome> {
+        let options = await environment.transferOptions(for: interface)
+        var answer = first
         var current = url
-        for hop in 0..<5 {
+        for hop in 0...5 {
             if let loginHosts, !(hop == 0 && firstIsProbe), !loginHosts.allows(url: current) {
-                return .failure(Self.strangerHost(current, hop == 0 ? "the sign-in page" : "a redirect on the way to the sign-in page"))
+                return .failure(Self.strangerHost(current, hop == 0 ? what : "a redirect on the way from \(what)"))
             }
-            switch await environment.transport.perform(HTTPRequestSpec(url: current), options: options) {
+            if hop > 0 { answer = await environment.transport.perform(HTTPRequestSpec(url: current), options: options) }
+            switch answer {
             case .failure(let e):
-                return .failure(.unavailable("the sign-in page \(current) could not be fetched: \(e)"))
-            case .success(let answer):
-                if (300..<400).contains(answer.status), let location = answer.header("Location"),
-                    let next = ProbeClassifier.resolve(location, against: current)
-                {
+                return .failure(.unavailable("\(what) \(UntrustedText.forLog(current)) could not be fetched: \(e)"))
+            case .success(let a):
+                if (300..<400).contains(a.status), let location = a.header("Location"), let next = ProbeClassifier.resolve(location, against: current) {
                     current = next
                     continue
                 }
-                guard (200..<300).contains(answer.status) else {
-                    return .failure(.unavailable("the sign-in page \(current) answered HTTP \(answer.status)"))
+                guard (200..<300).contains(a.status) else {
+                    if (400..<500).contains(a.status) { return .failure(.rejected("\(what) \(UntrustedText.forLog(current)) answered HTTP \(a.status)")) }
+                    return .failure(.unavailable("\(what) \(UntrustedText.forLog(current)) answered HTTP \(a.status)"))
                 }
-                return .success(answer)
+                // A page that only sends the browser on (<meta http-equiv="refresh">) is not where to stop.
+                if let refresh = MetaRefresh.find(in: a.body), refresh.delay <= 10,
+                    !HTMLFormReader.forms(in: [UInt8](a.body)).contains(where: { $0.controls.contains { !$0.disabled } }),
+                    let next = ProbeClassifier.resolve(refresh.url, against: current)
+                {
+                    if refresh.delay > 0 { try? await Task.sleep(for: min(.seconds(refresh.delay), longestRefreshWait)) }
+                    current = next
+                    continue
+                }
+                var page = a
+                page.url = current
+                return .success(page)
             }
         }
-        return .failure(.unavailable("the sign-in page \(url) redirects more than 5 times"))
+        return .failure(.unavailable("\(what) \(UntrustedText.forLog(url)) redirects more than 5 times"))
     }
 
-    /// Posts `form`; with `loginHosts` (the profile's fields are in it) only over https (unless the
-    /// plain-http opt-in is on) and only to one of its hosts.
-    func post(_ form: HTMLForm, page: HTTPAnswer, filling: [FormField], interface: String, loginHosts: LoginHosts?) async -> SignInOutcome {
-        let hasCredentials = loginHosts != nil
+    /// Submits `form` as a browser does (GET: the fields replace the action's query; POST: a
+    /// urlencoded body) and follows the answer to the next page; returns it with what was done.
+    /// With `filling` (the profile's fields) only over https unless the profile allows plain http,
+    /// and only to the profile's login hosts.
+    func submit(_ form: HTMLForm, page: HTTPAnswer, filling: [FormField], chain: Chain, interface: String) async -> Result<(HTTPAnswer, String), SignInOutcome> {
+        let hasCredentials = !filling.isEmpty
         guard let target = ProbeClassifier.resolve(form.action ?? page.url, against: page.url) else {
-            return .needsUser("the form's action '\(UntrustedText.forLog(form.action ?? ""))' is not a URL")
+            return .failure(.needsUser("the form's action '\(UntrustedText.forLog(form.action ?? ""))' is not a URL"))
         }
         let shownTarget = UntrustedText.forLog(target)
-        if hasCredentials && !target.lowercased().hasPrefix("https:") && !environment.allowPlainHTTPLogin {
-            return .rejected("the form posts to plain-http \(shownTarget); credentials are not sent there (allow-plain-http-login=false)")
+        if hasCredentials && !target.lowercased().hasPrefix("https:") && !chain.plainHTTPLogin {
+            return .failure(.rejected("the form sends the profile's fields to plain-http \(shownTarget); they are not sent there "
+                                      + "(a profile for a portal without https may allow it with plain-http-login=true)"))
         }
-        if let loginHosts, !loginHosts.allows(url: target) { return Self.strangerHost(target, "the form's target") }
+        if hasCredentials, let loginHosts = chain.loginHosts, !loginHosts.allows(url: target) {
+            return .failure(Self.strangerHost(target, "the form's target"))
+        }
         let fields: [FormPair]
         switch form.submission(filling: filling) {
         case .needsUser(let unfilled):
-            return .needsUser("the sign-in form at \(shownTarget) needs \(Self.names(unfilled)), which the profile does not fill")
+            return .failure(.needsUser("the sign-in form at \(shownTarget) needs \(Self.names(unfilled)), which the profile does not fill"))
         case .ready(let pairs):
             fields = pairs
         }
         let body = FormEncoding.body(fields.map { ($0.name, $0.value) })
         let options = await environment.transferOptions(for: interface)
         let spec: HTTPRequestSpec
+        let url: String
         if form.method == "GET" {
-            spec = HTTPRequestSpec(url: target + (target.contains("?") ? "&" : "?") + body)
+            url = Self.replacingQuery(of: target, with: body)
+            spec = HTTPRequestSpec(url: url)
         } else {
+            url = target
             spec = HTTPRequestSpec(url: target, method: "POST", headers: ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8))
         }
         let names = Self.names(fields.map(\.name))
-        switch await environment.transport.perform(spec, options: options) {
-        case .failure(let e):
-            return .unavailable("posting the form to \(shownTarget) failed: \(e)")
-        case .success(let answer):
-            if (400..<500).contains(answer.status) {
-                return .rejected("the portal refused the form (fields \(names)) with HTTP \(answer.status)")
-            }
-            guard answer.status < 500 else { return .unavailable("the portal answered HTTP \(answer.status) to the form") }
-            return .signedIn("posted \(names) to \(shownTarget) (HTTP \(answer.status))")
+        let verb = form.method == "GET" ? "sent" : "posted"
+        let answer = await environment.transport.perform(spec, options: options)
+        if case .success(let a) = answer, (400..<500).contains(a.status) {
+            return .failure(.rejected("the portal refused the form (fields \(names)) with HTTP \(a.status)"))
         }
+        if case .failure(let e) = answer { return .failure(.unavailable("\(verb == "sent" ? "sending" : "posting") the form to \(shownTarget) failed: \(e)")) }
+        // The next page, through the portal's redirects, wherever they lead (a GET with no fields);
+        // the fields go into a later form only on a login host (``follow``).
+        switch await arrive(answer, from: url, interface: interface, loginHosts: nil, firstIsProbe: false, what: "the page after the form") {
+        case .success(let next):
+            return .success((next, "\(verb) \(names) to \(shownTarget) (HTTP \((try? answer.get())?.status ?? 0))"))
+        case .failure(.rejected(let why)) where !why.contains("login-hosts"):
+            return .failure(.rejected("the portal refused the form (fields \(names)): \(why)"))
+        case .failure(let outcome):
+            return .failure(outcome)
+        }
+    }
+
+    /// `url` with its query replaced by `query` and its fragment dropped, as a browser builds a
+    /// GET form's URL from its action.
+    static func replacingQuery(of url: String, with query: String) -> String {
+        var base = url
+        if let hash = base.firstIndex(of: "#") { base = String(base[..<hash]) }
+        if let mark = base.firstIndex(of: "?") { base = String(base[..<mark]) }
+        return base + "?" + query
+    }
+}
+
+/// `<meta http-equiv="refresh" content="N; url=…">`, read from the head of a page (the first
+/// 64 KiB): where a page sends the browser on, and after how long.
+struct MetaRefresh: Equatable {
+    var delay: Int
+    var url: String
+
+    static func find(in body: Data) -> MetaRefresh? {
+        let bytes = [UInt8](body.prefix(64 * 1024))
+        // ASCII lower case, byte for byte: offsets stay those of the original.
+        let lower = bytes.map { (65...90).contains($0) ? $0 + 32 : $0 }
+        var from = 0
+        while let open = lower[from...].firstRange(of: Array("<meta".utf8)) {
+            guard let close = lower[open.upperBound...].firstIndex(of: UInt8(ascii: ">")) else { return nil }
+            from = close + 1
+            let tag = Array(lower[open.upperBound..<close])
+            guard tag.firstRange(of: Array("http-equiv".utf8)) != nil, tag.firstRange(of: Array("refresh".utf8)) != nil else { continue }
+            // The content attribute, from the original bytes (the URL keeps its case).
+            guard let c = attribute("content", lower: tag, original: Array(bytes[open.upperBound..<close])) else { continue }
+            let parts = c.split(separator: ";", maxSplits: 1)
+            let delay = Int(trim(parts.first.map(String.init) ?? "")) ?? 0
+            guard parts.count == 2 else { continue }
+            var rest = trim(String(parts[1]))
+            if rest.lowercased().hasPrefix("url") {
+                rest = trim(String(rest.dropFirst(3)))
+                if rest.hasPrefix("=") { rest = trim(String(rest.dropFirst())) }
+            }
+            rest = trim(rest, also: ["'", "\""])
+            guard !rest.isEmpty else { continue }
+            return MetaRefresh(delay: max(0, delay), url: rest.replacing("&amp;", with: "&"))
+        }
+        return nil
+    }
+
+    /// An attribute's value in a tag: quoted with " or ', or bare.
+    static func attribute(_ name: String, lower: [UInt8], original: [UInt8]) -> String? {
+        var search = 0
+        while let r = lower[search...].firstRange(of: Array(name.utf8)) {
+            search = r.upperBound
+            var i = r.upperBound
+            while i < lower.count, lower[i] == 32 { i += 1 }
+            guard i < lower.count, lower[i] == UInt8(ascii: "=") else { continue }
+            i += 1
+            while i < lower.count, lower[i] == 32 { i += 1 }
+            guard i < lower.count else { return nil }
+            let quote = lower[i]
+            if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
+                guard let end = lower[(i + 1)...].firstIndex(of: quote) else { return nil }
+                return String(decoding: original[(i + 1)..<end], as: UTF8.self)
+            }
+            let end = lower[i...].firstIndex { $0 == 32 || $0 == UInt8(ascii: "/") } ?? lower.count
+            return String(decoding: original[i..<end], as: UTF8.self)
+        }
+        return nil
+    }
+
+    static func trim(_ s: String, also extra: Set<Character> = []) -> String {
+        let drop: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || extra.contains($0) }
+        return String(s.drop(while: drop).reversed().drop(while: drop).reversed())
     }
 }

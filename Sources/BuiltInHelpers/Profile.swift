@@ -101,10 +101,13 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
     public var confidence: Confidence
     /// How to sign in.
     public var signIn: SignInMethod
+    /// Whether the sign-in's credentials may go over plain http (`plain-http-login=true`: a portal
+    /// that has no https). Steps with no credentials (terms pages) may always.
+    public var plainHTTPLogin: Bool
 
     /// A profile.
     public init(name: String, file: String, line: Int, match: SSIDMatch, displayName: String, password: Password? = nil,
-                confidence: Confidence = .high, signIn: SignInMethod = .none) {
+                confidence: Confidence = .high, signIn: SignInMethod = .none, plainHTTPLogin: Bool = false) {
         self.name = name
         self.file = file
         self.line = line
@@ -113,6 +116,7 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
         self.password = password
         self.confidence = confidence
         self.signIn = signIn
+        self.plainHTTPLogin = plainHTTPLogin
     }
 
     /// Where it is defined, for messages.

@@ -103,7 +103,7 @@ public final class ProfileHelper: Sendable {
         case .portal:
             break
         }
-        let outcome = await signIn.signIn(p.signIn, interface: command.interface, verdict: verdict)
+        let outcome = await signIn.signIn(p.signIn, interface: command.interface, verdict: verdict, plainHTTPLogin: p.plainHTTPLogin)
         let result = await conclude(outcome, profile: p, interface: command.interface)
         return (result, outcome.reason.map { "profile \(p.displayName): \($0)" })
     }
@@ -152,7 +152,9 @@ public final class ProfileHelper: Sendable {
 
     func logoff(_ command: HotspotHelperCommand) async -> CommandResult {
         guard let url = logoffURLs.withLock({ $0.removeValue(forKey: command.interface) }) else { return .success }
-        var config = WISPrClient.Configuration(allowPlainHTTPLogin: signIn.environment.allowPlainHTTPLogin)
+        // A logoff carries no credentials; the profile that logged in over plain http logs off the same way.
+        let plain = command.network.flatMap { profile(for: SSID(bytes: $0.ssidBytes)) }?.plainHTTPLogin ?? false
+        var config = WISPrClient.Configuration(allowPlainHTTPLogin: plain)
         config.transfer = await signIn.environment.transferOptions(for: command.interface)
         let ok = await WISPrClient(configuration: config, transport: signIn.environment.transport).logoff(logoffURL: url, interface: config.transfer.interface,
                                                                  dnsServers: config.transfer.dnsServers)

@@ -15,6 +15,14 @@ public struct HotspotConfiguration: Hashable, Sendable {
     public var unresponsiveThreshold: Int
     /// The evaluate deadline given to a helper marked unresponsive.
     public var unresponsiveEvaluateDeadline: Duration
+    /// How many times an authenticate answered temporary-failure (or not answered) is sent again
+    /// before the interface is disconnected. A gateway that needs a few seconds to let a new
+    /// client through must not throw the user off.
+    public var authenticateRetries: Int
+    /// The wait before the first repeat; it doubles for each further one.
+    public var authenticateRetryDelay: Duration
+    /// No repeat starts later than this after the first temporary failure of a sign-in.
+    public var authenticateRetryWindow: Duration
 
     /// Creates a configuration; every parameter has the product's default.
     public init(
@@ -23,7 +31,10 @@ public struct HotspotConfiguration: Hashable, Sendable {
         filterScanListInterval: Duration = .seconds(5),
         filterScanListDeadline: Duration = .seconds(10),
         unresponsiveThreshold: Int = 3,
-        unresponsiveEvaluateDeadline: Duration = .seconds(2)
+        unresponsiveEvaluateDeadline: Duration = .seconds(2),
+        authenticateRetries: Int = 4,
+        authenticateRetryDelay: Duration = .seconds(2),
+        authenticateRetryWindow: Duration = .seconds(60)
     ) {
         self.maintainInterval = maintainInterval
         self.commandDeadline = commandDeadline
@@ -31,5 +42,8 @@ public struct HotspotConfiguration: Hashable, Sendable {
         self.filterScanListDeadline = filterScanListDeadline
         self.unresponsiveThreshold = max(1, unresponsiveThreshold)
         self.unresponsiveEvaluateDeadline = unresponsiveEvaluateDeadline
+        self.authenticateRetries = max(0, authenticateRetries)
+        self.authenticateRetryDelay = authenticateRetryDelay
+        self.authenticateRetryWindow = authenticateRetryWindow
     }
 }

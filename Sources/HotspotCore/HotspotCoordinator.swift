@@ -104,6 +104,10 @@ public struct HotspotCoordinator: Sendable {
             withMachine(interface, creating: false) { machine, context in
                 machine.sessionExpiryLearned(expiry, now: now, context: &context, effects: &effects)
             }
+        case .portalDetected(let interface):
+            withMachine(interface, creating: false) { machine, context in
+                machine.portalDetected(now: now, context: &context, effects: &effects)
+            }
         }
         if context.persistentStateChanged {
             effects.append(.persist(context.persistent, beforeOtherEffects: context.autoconnectLedgerChanged))

@@ -7,6 +7,8 @@ public enum TimerKind: Hashable, Sendable {
     case commandDeadline(CommandToken)
     /// The end of the filter-scan-list coalescing interval.
     case filterScanList
+    /// Time to send authenticate again after a temporary failure.
+    case retryAuthenticate
 }
 
 /// Identifies one armed timer. The daemon arms it with ``HotspotEffect/armTimer(_:at:)`` and sends
@@ -173,4 +175,7 @@ public enum HotspotEffect: Hashable, Sendable {
     case helperResponsivenessChanged(HelperID, isResponsive: Bool)
     /// A request was refused.
     case requestDeclined(DeclinedRequest)
+    /// Why the core did what it did to an interface (a sign-in repeated after a temporary failure,
+    /// or given up): published as `Reason`, with the chosen helper's own reason after it.
+    case explain(InterfaceID, String)
 }

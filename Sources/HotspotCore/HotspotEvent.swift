@@ -121,4 +121,10 @@ public enum HotspotEvent: Hashable, Sendable {
     /// the remaining time)) before it, never sooner than 0.5 s from now. A later expiry never delays
     /// an armed maintain; in any other state the event changes nothing.
     case sessionExpiryLearned(InterfaceID, at: Instant)
+    /// The daemon's connectivity check turned to "portal" on the interface. While authenticated
+    /// with no chosen helper (none claimed the network, or every one answered none before the
+    /// portal showed itself) the helpers are asked again: evaluate, then authenticate, as Apple's
+    /// machine does on authentication-required. At most `lateEvaluationLimit` times per association,
+    /// so a portal that flaps cannot keep the helpers busy.
+    case portalDetected(InterfaceID)
 }

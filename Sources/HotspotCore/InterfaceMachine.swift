@@ -10,6 +10,12 @@ struct Association: Hashable, Sendable {
     /// Whether the association has reached authenticated; until then commands carry
     /// did-just-join = true.
     var hasAuthenticated = false
+    /// Authenticates of the current sign-in that ended in temporary-failure (or without an answer).
+    var temporaryFailures = 0
+    /// When the first of them ended.
+    var firstTemporaryFailure: Instant?
+    /// Evaluations started because a portal showed itself after the join.
+    var lateEvaluations = 0
 }
 
 /// The hotspot state machine of one Wi-Fi interface (DESIGN.md §3).
@@ -26,6 +32,12 @@ public struct InterfaceMachine: Sendable {
     public private(set) var maintainTimer: TimerID?
     /// When the pending maintain timer fires (nil while none is armed).
     public private(set) var maintainDue: Instant?
+    /// The timer that sends authenticate again after a temporary failure, armed only while
+    /// authenticating with no authenticate outstanding.
+    public private(set) var retryTimer: TimerID?
+
+    /// How many evaluations a portal found after the join may start per association.
+    static let lateEvaluationLimit = 3
 
     var association: Association?
     var arbiter: HelperArbiter?
@@ -186,7 +198,25 @@ extension InterfaceMachine {
             guard timer == scanList.coalescingTimer else { return }
             scanList.coalescingTimer = nil
             startScanListRound(now: now, context: &context, effects: &effects)
+        case .retryAuthenticate:
+            guard timer == retryTimer, state == .authenticating, let chosen = association?.chosenHelper else { return }
+            retryTimer = nil
+            send(.authenticate, to: chosen, deadline: context.configuration.commandDeadline, now: now, context: &context, effects: &effects)
         }
+    }
+
+    /// The daemon saw a portal: with no helper signed in, the helpers are asked again (a portal
+    /// that intercepted only after the join's evaluation, or that a slow gateway hid from it).
+    mutating func portalDetected(now: Instant, context: inout CoreContext, effects: inout [HotspotEffect]) {
+        guard state == .authenticated, let current = association, current.chosenHelper == nil,
+            current.lateEvaluations < Self.lateEvaluationLimit
+        else { return }
+        association?.lateEvaluations += 1
+        // "Not captive" was wrong evidence: the next join of this network must not trust it.
+        if context.persistent.cache[current.network.key] == .notCaptive {
+            context.removeFromCache(current.network.key)
+        }
+        startEvaluation(now: now, context: &context, effects: &effects)
     }
 
     mutating func logoffRequested(
@@ -310,7 +340,10 @@ extension InterfaceMachine {
     private mutating func startEvaluation(now: Instant, context: inout CoreContext, effects: inout [HotspotEffect]) {
         cancelStateCommands(context: &context, effects: &effects)
         cancelMaintainTimer(&effects)
+        cancelRetryTimer(&effects)
         association?.chosenHelper = nil
+        association?.temporaryFailures = 0
+        association?.firstTemporaryFailure = nil
         state = .evaluating
         let excluded = association?.excluded ?? []
         let eligible = context.registry.inRegistrationOrder.filter {
@@ -397,6 +430,8 @@ extension InterfaceMachine {
                     context.removeFromCache(key)
                 }
                 startEvaluation(now: now, context: &context, effects: &effects)
+            case .temporaryFailure where command.command == .authenticate:
+                retryAuthenticate(after: command, now: now, context: &context, effects: &effects)
             case .temporaryFailure:
                 fail(disablingAutoconnect: false, context: &context, effects: &effects)
             default:
@@ -420,9 +455,43 @@ extension InterfaceMachine {
         }
     }
 
+    /// Temporary failure means "try again": the same helper is asked again after a backoff
+    /// (`authenticateRetryDelay`, doubling), the interface staying joined and authenticating. Past
+    /// `authenticateRetries` repeats, or when the next would start later than
+    /// `authenticateRetryWindow` after the first failure, the interface is disconnected (auto-join
+    /// unchanged) and the reason published.
+    private mutating func retryAuthenticate(
+        after command: OutstandingCommand, now: Instant,
+        context: inout CoreContext, effects: inout [HotspotEffect]
+    ) {
+        guard let current = association else { return }
+        let failures = current.temporaryFailures + 1
+        let first = current.firstTemporaryFailure ?? now
+        association?.temporaryFailures = failures
+        association?.firstTemporaryFailure = first
+        let configuration = context.configuration
+        let delay = configuration.authenticateRetryDelay * (1 << min(failures - 1, 16))
+        let retries = configuration.authenticateRetries
+        guard failures <= retries, (now + delay) - first <= configuration.authenticateRetryWindow else {
+            let spent = Int(((now - first).components.seconds))
+            let why = failures > retries
+                ? "sign-in by \(command.helper) failed temporarily \(failures) times (retries=\(retries))"
+                : "sign-in by \(command.helper) still failing temporarily \(spent) s after its first temporary failure (window \(configuration.authenticateRetryWindow.components.seconds) s)"
+            effects.append(.explain(interface, "\(why); disconnected, auto-join unchanged"))
+            fail(disablingAutoconnect: false, context: &context, effects: &effects)
+            return
+        }
+        let timer = context.makeTimer(.retryAuthenticate, on: interface)
+        retryTimer = timer
+        effects.append(.armTimer(timer, at: now + delay))
+        effects.append(.explain(interface, "sign-in by \(command.helper) failed temporarily; trying again in \(delay.components.seconds) s (retry \(failures) of \(retries))"))
+    }
+
     private mutating func enterAuthenticated(now: Instant, context: inout CoreContext, effects: inout [HotspotEffect]) {
         state = .authenticated
         association?.hasAuthenticated = true
+        association?.temporaryFailures = 0
+        association?.firstTemporaryFailure = nil
         if association?.chosenHelper != nil {
             armMaintainTimer(now: now, context: &context, effects: &effects)
         }
@@ -446,6 +515,7 @@ extension InterfaceMachine {
     private mutating func fail(disablingAutoconnect: Bool, context: inout CoreContext, effects: inout [HotspotEffect]) {
         cancelStateCommands(context: &context, effects: &effects)
         cancelMaintainTimer(&effects)
+        cancelRetryTimer(&effects)
         state = .failure
         publish(context, &effects)
         effects.append(.disconnect(interface))
@@ -461,6 +531,7 @@ extension InterfaceMachine {
     private mutating func enterInactive(context: inout CoreContext, effects: inout [HotspotEffect]) {
         cancelStateCommands(context: &context, effects: &effects)
         cancelMaintainTimer(&effects)
+        cancelRetryTimer(&effects)
         arbiter = nil
         association = nil
         if state != .inactive {
@@ -547,6 +618,11 @@ extension InterfaceMachine {
         if let maintainTimer { effects.append(.cancelTimer(maintainTimer)) }
         maintainTimer = nil
         maintainDue = nil
+    }
+
+    private mutating func cancelRetryTimer(_ effects: inout [HotspotEffect]) {
+        if let retryTimer { effects.append(.cancelTimer(retryTimer)) }
+        retryTimer = nil
     }
 
     func publish(_ context: CoreContext, _ effects: inout [HotspotEffect]) {

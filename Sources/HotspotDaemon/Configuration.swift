@@ -15,6 +15,10 @@ import HotspotCore
 /// command-timeout=45
 /// maintain-interval=300
 /// filter-interval=5
+/// # an authenticate answered temporary-failure is sent again, 2 s, 4 s, 8 s… later
+/// authenticate-retries=4
+/// authenticate-retry-delay=2
+/// authenticate-retry-window=60
 /// profiles-dir=/etc/hotspot-helper/profiles.d
 /// builtin-helpers=profiles;portal
 /// # in-memory NetworkManager profiles for helpers' passwords
@@ -29,9 +33,10 @@ import HotspotCore
 /// capport-url=https://capport.example/api
 /// ca-file=/path/ca.pem
 /// bind-interface=true
-/// allow-plain-http-login=false
 /// interval=300
 /// probe-timeout=5
+/// # a join's refused or timed-out checks are repeated this long before "none" is believed
+/// join-patience=20
 /// ```
 /// Durations are seconds and may have decimals (tests run with fractions of a second). Key files
 /// have no inline comments (`interval=300  # five minutes` is not a number): comments go on lines
@@ -45,6 +50,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// in (``Engine/settleJoin(_:)``): well inside nm-dispatcher's own 600 s per script, and short
     /// enough that a join the daemon cannot settle reaches the desktop soon.
     public var joinHold: Duration = .seconds(15)
+    /// Repeats of an authenticate answered temporary-failure (``HotspotConfiguration``).
+    public var authenticateRetries = 4
+    /// The first repeat's wait; it doubles for each further one.
+    public var authenticateRetryDelay: Duration = .seconds(2)
+    /// No repeat later than this after the first temporary failure.
+    public var authenticateRetryWindow: Duration = .seconds(60)
     /// Where profile files (`*.conf`) are read from.
     public var profilesDirectory: String = "/etc/hotspot-helper/profiles.d"
     /// The built-in helpers to run: "profiles", "portal".
@@ -64,14 +75,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The core's timings.
     public var core: HotspotConfiguration {
-        HotspotConfiguration(maintainInterval: maintainInterval, commandDeadline: commandTimeout, filterScanListInterval: filterInterval)
+        HotspotConfiguration(maintainInterval: maintainInterval, commandDeadline: commandTimeout, filterScanListInterval: filterInterval,
+                             authenticateRetries: authenticateRetries, authenticateRetryDelay: authenticateRetryDelay,
+                             authenticateRetryWindow: authenticateRetryWindow)
     }
 
     /// A configuration file larger than this is refused.
     public static let maximumSize = 1 << 20
 
     /// Reads `path` (not through a symbolic link, a regular file only). Errors name the file,
-    /// the line, the key and what is wrong — never the text of the line (issue 14 item 3).
+    /// the line, the key and what is wrong — never the text of the line.
     public static func load(path: String) throws(ConfigurationError) -> DaemonConfiguration {
         let bytes: [UInt8]?
         do { bytes = try RegularFile.read(path, maximumSize: maximumSize) } catch { throw ConfigurationError(error.message) }
@@ -133,9 +146,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let v = try boolean("provision-profiles", "daemon") { config.provisionProfiles = v }
         if let v = try boolean("enabled", "connectivity") { c.enabled = v }
         if let v = try boolean("bind-interface", "connectivity") { c.bindInterface = v }
-        if let v = try boolean("allow-plain-http-login", "connectivity") { c.allowPlainHTTPLogin = v }
         if let v = try seconds("interval", "connectivity") { c.interval = v }
         if let v = try seconds("probe-timeout", "connectivity") { c.probeTimeout = v }
+        if let v = try seconds("join-patience", "connectivity") { c.joinPatience = v }
+        if text("allow-plain-http-login", "connectivity") != nil {
+            config.warnings.append("\(path): \(at("connectivity", "allow-plain-http-login")) is no longer read: a profile whose portal has no https "
+                                   + "says so itself with plain-http-login=true (docs/CONNECTIVITY.md); remove the key")
+        }
         if let v = list("dns-servers", "connectivity") { c.dnsServers = v }
         if let v = text("ca-file", "connectivity") {
             guard v.hasPrefix("/") else { throw ConfigurationError("\(path): \(at("connectivity", "ca-file")) must be an absolute path") }
@@ -171,15 +188,23 @@ public struct DaemonConfiguration: Sendable, Equatable {
             }
             config.joinHold = v
         }
+        if let v = try seconds("authenticate-retry-delay") { config.authenticateRetryDelay = v }
+        if let v = try seconds("authenticate-retry-window") { config.authenticateRetryWindow = v }
+        if let t = text("authenticate-retries") {
+            guard let n = Int(t), (0...100).contains(n) else {
+                throw ConfigurationError("\(path): \(at("daemon", "authenticate-retries")) is not a whole number from 0 to 100 (0: a temporary failure disconnects at once)")
+            }
+            config.authenticateRetries = n
+        }
         return config
     }
 
     /// The keys the loader reads, by group.
     public static let knownKeys: [String: Set<String>] = [
         "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers", "provision-profiles",
-                   "join-hold"],
-        "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface", "allow-plain-http-login",
-                         "interval", "probe-timeout"],
+                   "join-hold", "authenticate-retries", "authenticate-retry-delay", "authenticate-retry-window"],
+        "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface",
+                         "interval", "probe-timeout", "join-patience"],
     ]
 }
 
@@ -197,12 +222,14 @@ public struct ConnectivitySettings: Sendable, Equatable {
     public var caFile: String?
     /// Bind probes to the interface (SO_BINDTODEVICE); false only for loopback tests and the demo.
     public var bindInterface = true
-    /// Let the built-in helpers post credentials to plain-http portals (the simulator).
-    public var allowPlainHTTPLogin = false
     /// The re-check interval while online (the backoff cap while not).
     public var interval: Duration = .seconds(300)
     /// Each probe's overall timeout.
     public var probeTimeout: Duration = .seconds(5)
+    /// How long after a join a check that found no connectivity (refused, timed out) is repeated
+    /// before it is believed: a gateway may let a new client through, or answer, only seconds
+    /// after its first packets.
+    public var joinPatience: Duration = .seconds(20)
 
     public init() {}
 

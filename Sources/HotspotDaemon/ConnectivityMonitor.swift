@@ -40,6 +40,9 @@ actor ConnectivityMonitor {
         var loop: Task<Void, Never>?
         var inflight: (task: Task<ProbeVerdict, Never>, started: ContinuousClock.Instant)?
         var last: (verdict: ProbeVerdict, at: ContinuousClock.Instant)?
+        /// When the link joined, for ``JoinPatience``.
+        var joinedAt: ContinuousClock.Instant
+        var patience: JoinPatience
     }
     private var links: [String: Link] = [:]
     private let origin = ContinuousClock.now
@@ -99,7 +102,8 @@ actor ConnectivityMonitor {
         let fromProfile = capportURL(ssid)
         let api = fromProfile ?? settings.capportURL
         let schedule = ConnectivitySchedule(configuration: .init(interval: settings.interval))
-        links[interface] = Link(id: id, ssid: ssid, schedule: schedule, capport: api.map(apiClient))
+        links[interface] = Link(id: id, ssid: ssid, schedule: schedule, capport: api.map(apiClient), joinedAt: ContinuousClock.now,
+                                patience: JoinPatience(bound: settings.joinPatience))
         if fromProfile == nil {
             links[interface]?.discovery = Task { [weak self] in await self?.discoverCaptivePortalAPI(interface, ssid: ssid) }
         }
@@ -237,9 +241,20 @@ actor ConnectivityMonitor {
         if let running = links[interface]?.inflight { return await running.task.value }  // started after `asked`
         // A link with IPv4 and IPv6 is checked once per family: a portal on one only is partial.
         let bothFamilies = LinkFamilies.of(interface).count == 2
-        let task = Task {
+        let once: @Sendable () async -> ProbeVerdict = {
             bothFamilies ? await checker.checkBothFamilies(interface: bind, dnsServers: dns, capport: capport)
                          : await checker.check(interface: bind, dnsServers: dns, capport: capport)
+        }
+        // Refused or timed out in the join's first seconds: checked again until something definite
+        // answers (JoinPatience); whoever asks meanwhile waits for that answer.
+        let task = Task { [weak self] () -> ProbeVerdict in
+            var verdict = await once()
+            while let self, let delay = await self.patienceDelay(interface, after: verdict) {
+                try? await Task.sleep(for: delay)
+                if Task.isCancelled { break }
+                verdict = await once()
+            }
+            return await self?.settle(interface, verdict) ?? verdict
         }
         guard links[interface] != nil else { return await task.value }
         links[interface]?.inflight = (task, ContinuousClock.now)
@@ -253,6 +268,21 @@ actor ConnectivityMonitor {
             reports?.yield(ConnectivityReport(interface: InterfaceID(interface), link: id, verdict: verdict, published: published))
         }
         return verdict
+    }
+}
+
+extension ConnectivityMonitor {
+    fileprivate func patienceDelay(_ interface: String, after verdict: ProbeVerdict) -> Duration? {
+        guard let link = links[interface] else { return nil }
+        let delay = links[interface]?.patience.retryDelay(after: verdict, sinceJoin: ContinuousClock.now - link.joinedAt)
+        if let delay {
+            log("\(interface): no connectivity yet (\(UntrustedText.forLog("\(verdict.reason)"))); checking again in \(delay) (the gateway may still be letting this client in)")
+        }
+        return delay
+    }
+
+    fileprivate func settle(_ interface: String, _ verdict: ProbeVerdict) -> ProbeVerdict {
+        links[interface]?.patience.settle(verdict) ?? verdict
     }
 }
 
@@ -282,8 +312,6 @@ struct DaemonPortalEnvironment: PortalEnvironment {
     func verdict(for interface: String, fresh: Bool) async -> ProbeVerdict {
         await monitor.verdict(for: interface, fresh: fresh)
     }
-
-    var allowPlainHTTPLogin: Bool { settings.allowPlainHTTPLogin }
 
     func captivePortalAPI(for interface: String) async -> String? {
         await monitor.captivePortalAPI(interface)

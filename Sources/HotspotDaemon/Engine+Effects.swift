@@ -88,8 +88,19 @@ extension Engine {
             await publishHelpers()
         case .requestDeclined:
             break // returned to the caller through handle()
+        case .explain(let name, let text):
+            // The chosen helper's reason for its answer was published just before; it stays, after
+            // the core's (an earlier explanation of the core's is replaced, not nested).
+            let helperReason = interfaces[name]?.reason ?? ""
+            let last = helperReason.isEmpty || helperReason.hasPrefix(Self.explanationMark) ? "" : "; its last answer: \(helperReason)"
+            log.info("\(name): \(text)")
+            setReason(name, Self.explanationMark + text + last)
         }
     }
+
+    /// Starts a `Reason` the core explains (``HotspotEffect/explain(_:_:)``), so that the next
+    /// explanation replaces it instead of quoting it.
+    static let explanationMark = "hotspot-helperd: "
 
     /// CommandCompleted, on the interface's path: its number is kept for good, so commands that
     /// end because the interface is going away are reported too.
@@ -214,7 +225,7 @@ extension Engine {
         let secs = seconds(since: f.started)
         switch outcome {
         // CommandCompleted follows the state the outcome leads to: the change clients wait for is
-        // announced first (issue 13: the join's last hop).
+        // announced first (the join's last hop).
         case .answered(let response):
             log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms\(response.reason.map { ": \($0)" } ?? "")")
             // The commands only the chosen helper gets say why the joined network is as it is.

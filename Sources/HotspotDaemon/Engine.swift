@@ -144,8 +144,8 @@ public actor Engine {
             if first { stateWriter.saveNow(state, generation: stateGeneration) } else { later.append((state, stateGeneration)) }
         }
         // Commands leave first, ahead of the bookkeeping the same event brings (timers, the
-        // announcements, CommandCompleted): a helper starts on its answer while the rest is done
-        // (issue 13). Nothing else here bears on a command; the rest keep the core's order.
+        // announcements, CommandCompleted): a helper starts on its answer while the rest is done.
+        // Nothing else here bears on a command; the rest keep the core's order.
         for case .sendCommand(let request) in effects { send(request) }
         for effect in effects {
             switch effect {
@@ -245,8 +245,12 @@ public actor Engine {
         if interfaces[name]?.connectivity != connectivity || interfaces[name]?.portalURL != portalURL {
             log.info("\(name): connectivity \(connectivity) (\(verdict.state.rawValue): \(UntrustedText.forLog("\(verdict.reason)")), \(verdict.successes)/\(verdict.total) probes)\(portalURL.isEmpty ? "" : ", portal \(UntrustedText.forLog(portalURL))")")
         }
+        let wasPortal = interfaces[name]?.connectivity == "portal"
         await setConnectivity(name, connectivity: connectivity, portalURL: portalURL, venueInfoURL: verdict.capport?.venueInfoURL ?? "",
                               sessionExpires: expires)
+        // A portal that showed itself after the join's evaluation: the core asks the helpers again
+        // when none signed in.
+        if connectivity == "portal", !wasPortal { await handle(.portalDetected(name)) }
         if let remaining {
             log.debug("\(name): the RFC 8908 session ends in \(remaining) s")
             await handle(.sessionExpiryLearned(name, at: now + .seconds(remaining)))

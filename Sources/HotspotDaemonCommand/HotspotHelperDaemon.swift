@@ -23,6 +23,9 @@ public struct HotspotHelperDaemon: AsyncParsableCommand {
           command-timeout=45                  # seconds a helper has to answer (decimals allowed)
           maintain-interval=300               # seconds between maintain commands
           filter-interval=5                   # at most one filter-scan-list per interface this often
+          authenticate-retries=4              # repeats of an authenticate answered temporary-failure
+          authenticate-retry-delay=2          # seconds before the first repeat (doubling)
+          authenticate-retry-window=60        # no repeat later than this after the first failure
           profiles-dir=/etc/hotspot-helper/profiles.d   # profile files (*.conf); 0600 when they hold secrets
           builtin-helpers=profiles;portal     # the built-in helpers to run (empty: none)
 
@@ -34,9 +37,9 @@ public struct HotspotHelperDaemon: AsyncParsableCommand {
           capport-url=https://…               # RFC 8908 API for networks whose profile names none
           ca-file=/path/ca.pem                # CA bundle instead of the system store
           bind-interface=true                 # bind probes to the interface (false: loopback tests, demo)
-          allow-plain-http-login=false        # let credentials go to plain-http portals (the simulator)
           interval=300                        # seconds between checks while online (backoff cap)
           probe-timeout=5                     # seconds per probe
+          join-patience=20                    # seconds a join's refused or timed-out checks are repeated
         """)
 
     static let defaultConfig = "/etc/hotspot-helper/hotspot-helperd.conf"

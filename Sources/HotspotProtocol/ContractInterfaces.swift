@@ -15,7 +15,7 @@ extension HotspotContract {
 
     /// org.freedesktop.NetworkManager.HotspotHelper.Interface, at `interfacePath(n)`.
     public static let interface = InterfaceSpec(interfaceInterface,
-        methods: [Interface.getScanList, Interface.presentUI, Interface.logoff, Interface.checkConnectivity],
+        methods: [Interface.getScanList, Interface.presentUI, Interface.logoff, Interface.checkConnectivity, Interface.getNetwork],
         properties: [Interface.name, Interface.device, Interface.state, Interface.network, Interface.helper, Interface.connectivity,
                      Interface.portalUrl, Interface.venueInfoUrl, Interface.sessionExpires, Interface.reason],
         signals: [Interface.scanListChanged])
@@ -56,6 +56,9 @@ extension HotspotContract {
         public static let presentUI = MethodSpec("PresentUI")
         public static let logoff = MethodSpec("Logoff")
         public static let checkConnectivity = MethodSpec("CheckConnectivity", outputs: [DBusArgument("result", "a{sv}")])
+        /// The network the interface is on with its SSID and BSSID (location data: read-scan-list);
+        /// the `Network` property and UIRequired carry it without them.
+        public static let getNetwork = MethodSpec("GetNetwork", outputs: [DBusArgument("network", "a{sv}")])
 
         /// The kernel's interface name: an object's name never changes (a renamed device is a new object).
         public static let name = PropertySpec("Name", "s", emitsChanged: .const)

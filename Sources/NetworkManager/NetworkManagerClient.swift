@@ -239,7 +239,7 @@ public actor NetworkManagerClient {
                       interface: NetworkManagerNames.properties, member: "PropertiesChanged"),
             // The members handled, not whole interfaces: NetworkManager before 1.32 (and the
             // mock) also send a legacy PropertiesChanged on each, which would cost every change a
-            // second delivery and decoding (issue 13).
+            // second delivery and decoding.
             MatchRule(sender: owner, path: NetworkManagerNames.managerPath, interface: NetworkManagerNames.manager, member: "DeviceAdded"),
             MatchRule(sender: owner, path: NetworkManagerNames.managerPath, interface: NetworkManagerNames.manager, member: "DeviceRemoved"),
             MatchRule(sender: owner, interface: NetworkManagerNames.device, member: "StateChanged"),

@@ -9,8 +9,10 @@ import Testing
 
 extension PortalScenario {
     /// `login-hosts=` naming every host the simulator is reached by in a scenario (the probes' names,
-    /// all resolved to it): the hosts a profile's credentials may go to.
+    /// all resolved to it): the hosts a profile's credentials may go to, over plain http (the
+    /// simulator has no https).
     static let loginHosts = "login-hosts=connectivitycheck.gstatic.com;captive.apple.com;www.msftconnecttest.com;nmcheck.gnome.org\n"
+        + "plain-http-login=true\n"
 }
 
 /// Issue 14 item 1: a profile's credentials go only to the hosts its `login-hosts=` names. An evil
@@ -125,7 +127,7 @@ extension DaemonEndToEnd {
         /// name; the profile trusts only portal.example.net).
         @Test func evilTwinWISPrLoginURLGetsNoCredentials() async throws {
             let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .wispr, username: "roamer", password: "twin-bait-31"),
-                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=roamer\nuser-password=twin-bait-31\nlogin-hosts=portal.example.net\n")
+                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=roamer\nuser-password=twin-bait-31\nlogin-hosts=portal.example.net\nplain-http-login=true\n")
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
             try await s.waitForDisconnect()

@@ -119,7 +119,7 @@ final class DaemonLab: Sendable {
                       "http://www.msftconnecttest.com/connecttest.txt equals=Microsoft Connect Test",
                       "http://nmcheck.gnome.org/check_network_status.txt header=X-NetworkManager-Status:online"].joined(separator: ";")
         let daemon = try await DaemonProcess.start(on: bus, settings: ["command-timeout": "10", "profiles-dir": profiles.path],
-                                                   connectivity: ["probes": probes, "allow-plain-http-login": "true", "probe-timeout": "3"],
+                                                   connectivity: ["probes": probes, "probe-timeout": "3"],
                                                    prefix: ["/usr/sbin/ip", "netns", "exec", client])
         keep(daemon.process)
         let iface: ObjectPath = "/org/freedesktop/NetworkManager/HotspotHelper/Interface/1"

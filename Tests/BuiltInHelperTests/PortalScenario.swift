@@ -10,7 +10,8 @@ import Testing
 /// An end-to-end scenario for the built-in helpers: a private bus, python-dbusmock's
 /// NetworkManager with a Wi-Fi device, the portal simulator (in process, on loopback) with its DNS
 /// answering every name with 127.0.0.1, a profiles directory, and the daemon configured with probes
-/// at the simulator (so nothing leaves loopback), `bind-interface=false`, plain-http logins allowed.
+/// at the simulator (so nothing leaves loopback), `bind-interface=false`; profiles that send
+/// credentials to the plain-http simulator say `plain-http-login=true`.
 /// Optionally TLS in front of the simulator (socat, a test CA) for RFC 8908.
 struct PortalScenario: DaemonScenarioParts {
     static let nmPath = DaemonScenario.nmPath
@@ -67,7 +68,7 @@ struct PortalScenario: DaemonScenarioParts {
             try profiles.write("test.conf", profile.replacingOccurrences(of: "{TLS}", with: "\(tls?.port ?? 0)"))
         }
         var c = ["probes": probeSet?(port) ?? probes(port: port), "dns-servers": "127.0.0.1:\(dns.port)", "bind-interface": "false",
-                 "allow-plain-http-login": "true", "probe-timeout": "3", "interval": "30"]
+                 "probe-timeout": "3", "interval": "30"]
         if let tls { c["ca-file"] = tls.caFile }
         for (k, v) in extra { c[k] = v }
         c = c.filter { !$0.value.isEmpty }  // "" leaves the key out

@@ -21,7 +21,9 @@ struct FaultInjectionTests {
     // MARK: - Helpers that hang, answer twice, answer late, flood
 
     @Test func aHelperHangingInAuthenticateCountsAsTemporaryFailureAndAsAMissedDeadline() async throws {
-        let s = try await Scenario(settings: ["command-timeout": "1"])
+        // No repeats: the first missed deadline is the temporary failure that disconnects
+        // (the repeats are StateMachineTests' and the core's).
+        let s = try await Scenario(settings: ["command-timeout": "1", "authenticate-retries": "0"])
         let script = HelperScript(confidence: .high, silent: [.authenticate])
         try await register(s, "Stuck", identifier: "com.example.stuck", script: script)
         let profile = try await s.join("CityFree", accessPoint: "ap1")
@@ -61,7 +63,7 @@ struct FaultInjectionTests {
         try await s.waitFor("inactive", timeout: .seconds(30))
         try await s.join("Library", accessPoint: "ap3")
         try await eventually("Library is signed in", s) {
-            let ssid = try await s.property("Network")?.varDict?["ssid"]?.byteArray
+            let ssid = try await s.network()?["ssid"]?.byteArray
             return try await s.state() == "authenticated" && ssid == Array("Library".utf8)
         }
         #expect(try await s.property("Helper") == .string("Twice"))
@@ -70,7 +72,7 @@ struct FaultInjectionTests {
     }
 
     @Test func anAnswerAfterTheDeadlineIsIgnoredButSeen() async throws {
-        let s = try await Scenario(settings: ["command-timeout": "1"])
+        let s = try await Scenario(settings: ["command-timeout": "1", "authenticate-retries": "0"])
         let script = HelperScript(confidence: .high, silent: [.authenticate])
         try await register(s, "Slow", identifier: "com.example.slow", script: script)
         let profile = try await s.join("CityFree", accessPoint: "ap1")
@@ -221,7 +223,7 @@ struct FaultInjectionTests {
         #expect(try await s.state() == "inactive")
         try await s.join("Museum", accessPoint: "ap4")
         try await s.waitFor("authenticated", timeout: .seconds(30))
-        #expect(try await s.property("Network")?.varDict?["ssid"]?.byteArray == Array("Museum".utf8))
+        #expect(try await s.network()?["ssid"]?.byteArray == Array("Museum".utf8))
         #expect(s.daemon.process.isRunning)
     }
 

@@ -22,7 +22,7 @@ struct StateMachineTests {
         try await s.waitFor("authenticated")
         #expect(try await s.property("Helper") == .string("Cafe"))
         #expect(script.received.filter { $0 != .filterScanList } == [.evaluate, .authenticate])
-        let network = try await s.property("Network")?.varDict
+        let network = try await s.network()
         #expect(network?["ssid"]?.byteArray == Array("CityFree".utf8))
         #expect(network?["bssid"] == .string("0A:00:00:00:00:01"))
     }
@@ -79,14 +79,17 @@ struct StateMachineTests {
     @Test func uiRequiredEmitsTheSignalAndPresentUIFinishesTheSignIn() async throws {
         let s = try await Scenario(mode: Self.mode)
         let ui = try await s.client.signals(matching: MatchRule(sender: HotspotContract.busName, interface: HotspotContract.managerInterface, member: "UIRequired"))
-        let (_, script) = try await s.helper("Portal", script: HelperScript(confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success]))
+        let (_, script) = try await s.helper("Lobby Portal", script: HelperScript(confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success]))
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("presenting-ui")
         var it = ui.makeAsyncIterator()
         let signal = await it.next()
         #expect(signal?.body[0] == .objectPath(s.interfacePath))
-        #expect(signal?.body[1] == .string("Portal"))
-        #expect(signal?.body[2].varDict?["ssid"]?.byteArray == Array("CityFree".utf8))
+        #expect(signal?.body[1] == .string("Lobby Portal"))
+        // A broadcast: the network without its SSID and BSSID (location data), which GetNetwork gives.
+        #expect(signal?.body[2].varDict?["ssid"] == nil && signal?.body[2].varDict?["bssid"] == nil, "\(String(describing: signal?.body[2]))")
+        #expect(signal?.body[2].varDict?["secure"] != nil)
+        #expect(try await s.network()?["ssid"]?.byteArray == Array("CityFree".utf8))
         _ = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface, member: "PresentUI")
         try await s.waitFor("authenticated")
         #expect(script.received.contains(.presentUI))
@@ -103,15 +106,29 @@ struct StateMachineTests {
         #expect(second.received.contains(.authenticate))
     }
 
-    @Test func temporaryFailureDisconnectsButLeavesAutoconnectAlone() async throws {
-        let s = try await Scenario(mode: Self.mode)
-        _ = try await s.helper("Flaky", script: HelperScript(confidence: .high, results: [.authenticate: .temporaryFailure]))
+    @Test func temporaryFailurePastItsRetriesDisconnectsButLeavesAutoconnectAlone() async throws {
+        let s = try await Scenario(settings: ["authenticate-retries": "1", "authenticate-retry-delay": "0.2"], mode: Self.mode)
+        let (_, script) = try await s.helper("Flaky", script: HelperScript(confidence: .high, results: [.authenticate: .temporaryFailure]))
         let profile = try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitForDisconnect()
         try await s.waitFor("inactive")
         // Autoconnect would be switched off right after the disconnect: each call the mock records wakes the check.
         #expect(try await s.holdsThroughout(.milliseconds(300)) { try await !s.calls(profile).contains { $0.method == "Update" } },
                 "a temporary failure switched autoconnect off")
+        #expect(script.received.filter { $0 == .authenticate }.count == 2, "one retry, then the disconnect: \(script.received)")
+        let reason = try await s.property("Reason")?.string ?? ""
+        #expect(reason.contains("failed temporarily 2 times (retries=1); disconnected"), "Reason: \(reason)")
+    }
+
+    @Test func temporaryFailureIsRetriedWithoutDisconnecting() async throws {
+        let s = try await Scenario(settings: ["authenticate-retry-delay": "0.5"], mode: Self.mode)
+        let (_, script) = try await s.helper("Slow gateway", script: HelperScript(confidence: .high, results: [.authenticate: .temporaryFailure]))
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waiter.until("the first authenticate") { script.received.contains(.authenticate) }
+        script.set(.authenticate, .success)
+        try await s.waitFor("authenticated")
+        #expect(script.received.filter { $0 == .authenticate }.count == 2)
+        #expect(try await !s.disconnected(), "a temporary failure disconnected the network")
     }
 
     @Test func failureDisconnectsAndSwitchesAutoconnectOff() async throws {

@@ -157,11 +157,11 @@ extension DesktopTests {
             })
         }
 
-        /// The release daemon's tasks run on its bus thread (`Connection.hostGlobalJobs()`, issue
-        /// 13): a method handled in a task (ForgetNetwork) is received, handled and answered there,
-        /// so the executor's workers sleep through a hundred calls. Were the tasks on the workers,
-        /// each call would wake one.
-        @Test func releaseDaemonHandlesCallsOnItsBusThread() async throws {
+        /// The release daemon's bus thread only routes messages: a method handled in a task
+        /// (ForgetNetwork) runs on the executor's workers, so a slow or hostile piece of work
+        /// (a portal's page being read, a state file synced) can never hold the bus. Were the
+        /// tasks on the bus thread, the workers would sleep through a hundred calls.
+        @Test func releaseDaemonHandlesCallsOffItsBusThread() async throws {
             let settled = try await SettledReleaseDaemon(label: "thread")
             defer { withExtendedLifetime(settled) {} }
             let (c, daemon) = (settled.client, settled.daemon)
@@ -177,7 +177,7 @@ extension DesktopTests {
             }
             #expect(after.values.contains { $0.name == "hh-worker" }, "the executor's workers are named hh-worker: \(after.values.map(\.name))")
             #expect(grown("dbus-connection") >= 100, "the bus thread switched \(grown("dbus-connection")) times for 100 calls")
-            #expect(grown("hh-worker") <= 5, "the workers switched \(grown("hh-worker")) times for 100 calls: the tasks did not run on the bus thread\n\(daemon.output.suffix(2000))")
+            #expect(grown("hh-worker") >= 100, "the workers switched \(grown("hh-worker")) times for 100 calls: the handling did not run on them\n\(daemon.output.suffix(2000))")
         }
 
         /// libcurl and libxml2 are loaded when first used (Sources/CLazyLibraries, issue 12): the

@@ -27,6 +27,14 @@ import Testing
     @Test func authenticateDeadlineCountsAsTemporaryFailureAndKeepsAutoconnect() {
         var h = TransitionTableTests.authenticating()
         h.advance(by: .seconds(45))
+        // Retried like a temporary-failure answer, then given up once the window is spent.
+        #expect(h.state() == .authenticating)
+        #expect(!h.logContains(.disconnect("wlan0")))
+        h.advance(by: .seconds(2))
+        #expect(h.sentInLastStep.map(\.command) == [.authenticate])
+        h.advance(by: .seconds(45))
+        h.advance(by: .seconds(4))
+        h.advance(by: .seconds(45))
         #expect(h.state() == .inactive)
         #expect(h.logContains(.disconnect("wlan0")))
         #expect(h.core.persistentState.autoconnectDisabled.isEmpty)
@@ -42,7 +50,10 @@ import Testing
     }
 
     @Test func daemonCallTimingOutEndsTheCommandLikeItsDeadline() {
-        var h = TransitionTableTests.authenticating()
+        var h = Harness(HotspotConfiguration(authenticateRetries: 0))
+        h.register("alpha")
+        h.join()
+        h.answer("alpha", .evaluate, confidence: .high)
         let token = h.request("alpha", .authenticate)!.token
         h.send(.helperTimedOut(token))
         #expect(h.state() == .inactive)

@@ -172,9 +172,13 @@ import Testing
         #expect(h.sentInLastStep.map(\.helper) == ["beta"])
     }
 
-    // authenticating / presenting-ui | temporary-failure → failure → inactive; disconnect only.
-    @Test func authenticateTemporaryFailureDisconnectsAndLeavesAutoconnectAlone() {
-        var h = Self.authenticating()
+    // authenticating | authenticate temporary-failure → authenticate again after a backoff; past
+    // the bound → failure → inactive; disconnect only.
+    @Test func authenticateTemporaryFailurePastItsRetriesDisconnectsAndLeavesAutoconnectAlone() {
+        var h = Harness(HotspotConfiguration(authenticateRetries: 0))
+        h.register("alpha")
+        h.join()
+        h.answer("alpha", .evaluate, confidence: .high)
         h.answer("alpha", .authenticate, .temporaryFailure)
         #expect(h.state() == .inactive)
         #expect(h.last.contains(.disconnect("wlan0")))

@@ -119,6 +119,13 @@ extension DaemonScenarioParts {
                                    member: "Get", body: [.string(HotspotContract.interfaceInterface.rawValue), .string(name)]).first?.unwrapped
     }
 
+    /// The network the interface is on, SSID and BSSID included (GetNetwork, as root): the
+    /// `Network` property has neither (location data).
+    public func network() async throws -> [String: DBusValue]? {
+        try await core.client.call(destination: HotspotContract.busName, path: interfacePath, interface: HotspotContract.interfaceInterface,
+                                   member: "GetNetwork").first?.varDict
+    }
+
     /// Calls a method of the manager object as root (the client connection).
     @discardableResult
     public func manager(_ member: MemberName, _ body: [DBusValue] = [], timeout: Duration = .seconds(10)) async throws -> [DBusValue] {

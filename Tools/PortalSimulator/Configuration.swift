@@ -22,6 +22,11 @@ public enum PortalMode: String, Sendable, Hashable, CaseIterable, Codable {
     case broken
     /// Hostile answers chosen by `hostile`.
     case hostile
+    /// An openNDS-like gateway: probes get a 307 to a splash page on `splashPort` with the
+    /// session's state in a long query string; a GET form ("Continue") leads to a second page
+    /// with another GET form, whose submission signs in and redirects to a meta refresh. With
+    /// `detailsForm`, the second page asks for a name and an e-mail address (POST) instead.
+    case getForms = "get-forms"
 }
 
 /// What a hostile portal does.
@@ -69,6 +74,22 @@ public struct PortalSimulatorConfiguration: Sendable, Hashable {
     /// Peers (a TLS front on another address) whose `X-Forwarded-For` names the real client, so
     /// sessions follow the client's address as it would behind a real portal's TLS terminator.
     public var trustedProxies: [String] = []
+    /// A gateway that adds a new client to its firewall only a while after its first packet:
+    /// every connection from a client is reset (TCP RST, no answer) for this long after its first
+    /// one. Zero: never.
+    public var refuseSeconds: Double = 0
+    /// A gateway that builds its first pages slowly: the first this many requests of each client
+    /// are answered `slowDelay` late.
+    public var slowFirstRequests: Int = 0
+    /// A portal that flaps: for `flapSeconds` out of every `2 × flapSeconds`, requests of clients
+    /// not signed in are answered only after `flapHang` (longer than a probe waits). Zero: never.
+    public var flapSeconds: Double = 0
+    /// How late a flapping portal answers.
+    public var flapHang: Duration = .seconds(8)
+    /// get-forms: the port of the splash page (the simulator listens there too); nil: the main port.
+    public var splashPort: UInt16?
+    /// get-forms: the second page asks for a name and an e-mail address.
+    public var detailsForm = false
 
     /// A configuration; every mode works with the defaults.
     public init(mode: PortalMode = .clickThrough, wisprVersion: Int = 1, username: String = "user", password: String = "secret",

@@ -21,11 +21,17 @@ public final class PortalSimulator: Sendable {
         var server: HTTPServer?
         var task: Task<Void, any Error>?
         var observers: [@Sendable () -> Void] = []
+        var gate: RefusingGate?
+        var splash: (server: HTTPServer, task: Task<Void, any Error>)?
+        /// Requests answered per client (slowFirstRequests).
+        var requests: [String: Int] = [:]
     }
     /// The configuration.
     public let configuration: PortalSimulatorConfiguration
     private let state = Mutex(State())
     private let started = ContinuousClock.now
+    /// When the simulator was made (a flapping portal's phases count from it).
+    var startedAt: ContinuousClock.Instant { started }
 
     /// A simulator (not yet listening).
     public init(configuration: PortalSimulatorConfiguration) {
@@ -33,25 +39,59 @@ public final class PortalSimulator: Sendable {
     }
 
     /// Starts listening on `host` (an IPv4 address) and `port` (0: any free port); returns the port.
+    /// With `refuseSeconds`, a ``RefusingGate`` listens there and the HTTP server on loopback
+    /// behind it; with `splashPort` (get-forms), the HTTP server listens on `host` there too.
     public func start(host: String = "127.0.0.1", port: UInt16 = 0) async throws -> UInt16 {
+        let gated = configuration.refuseSeconds > 0
+        let (server, task, p) = try await listen(host: gated ? "127.0.0.1" : host, port: gated ? 0 : port)
+        state.withLock { $0.server = server; $0.task = task }
+        if let splashPort = configuration.splashPort, splashPort != port {
+            let (s, t, _) = try await listen(host: host, port: splashPort)
+            state.withLock { $0.splash = (s, t) }
+        }
+        guard gated else { return p }
+        let gate = try RefusingGate(host: host, port: port, innerPort: p, refuseSeconds: configuration.refuseSeconds) { [self] client in
+            record(Req(client: client), "refused-connection")
+        }
+        state.withLock { $0.gate = gate }
+        return gate.port
+    }
+
+    private func listen(host: String, port: UInt16) async throws -> (HTTPServer, Task<Void, any Error>, UInt16) {
         let address = try sockaddr_in.inet(ip4: host, port: port)
         let server = HTTPServer(config: HTTPServer.Configuration(address: address, timeout: 600, logger: .disabled),
                                 handler: ClosureHTTPHandler { [self] request in await handle(request) })
         let task = Task { try await server.run() }
-        state.withLock { $0.server = server; $0.task = task }
         try await server.waitUntilListening(timeout: 10)
         guard let bound = await server.listeningAddress, case let .ip4(_, port: p) = bound else {
             throw SocketError.unsupportedAddress
         }
-        return p
+        return (server, task, p)
+    }
+
+    /// The client a request is from: behind the gate, the one it relayed the connection for.
+    func client(of r: Req) -> String {
+        guard r.client == "127.0.0.1", let port = r.port, let gate = state.withLock({ $0.gate }) else { return r.client }
+        return gate.client(relayedFrom: port) ?? r.client
+    }
+
+    /// Counts a client's request; true while it is one of its first `slowFirstRequests`.
+    func isAmongFirstRequests(_ client: String) -> Bool {
+        state.withLock { s in
+            s.requests[client, default: 0] += 1
+            return s.requests[client]! <= configuration.slowFirstRequests
+        }
     }
 
     /// Stops listening and closes connections.
     public func stop() async {
-        let (server, task) = state.withLock { s in
-            defer { s.server = nil; s.task = nil }
-            return (s.server, s.task)
+        let (server, task, gate, splash) = state.withLock { s in
+            defer { s.server = nil; s.task = nil; s.gate = nil; s.splash = nil }
+            return (s.server, s.task, s.gate, s.splash)
         }
+        gate?.stop()
+        await splash?.server.stop(timeout: 0.2)
+        splash?.task.cancel()
         await server?.stop(timeout: 0.2)
         task?.cancel()
     }
@@ -64,7 +104,7 @@ public final class PortalSimulator: Sendable {
     public func onEvent(_ observer: @escaping @Sendable () -> Void) { state.withLock { $0.observers.append(observer) } }
 
     /// Forgets sessions and events.
-    public func reset() { state.withLock { s in s.sessions = [:]; s.events = []; s.pendingTokens = [:] } }
+    public func reset() { state.withLock { s in s.sessions = [:]; s.events = []; s.pendingTokens = [:]; s.requests = [:] } }
 
     /// Whether `client` (an IP address) is signed in now.
     public func isSignedIn(_ client: String) -> Bool {
@@ -132,6 +172,14 @@ struct Req: Sendable {
     var query: [String: String]
     var form: [String: String]
     var client: String
+    /// The peer's port (to tell the gate's relayed connections apart).
+    var port: UInt16?
+
+    /// A request that never reached HTTP (a connection the gate reset).
+    init(client: String) {
+        method = "-"; host = ""; hostWithPort = ""; path = ""; query = [:]; form = [:]
+        self.client = client
+    }
 
     init(_ request: HTTPRequest) async {
         method = request.method.rawValue
@@ -140,7 +188,9 @@ struct Req: Sendable {
         path = request.path
         query = Dictionary(request.query.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         switch request.remoteAddress {
-        case let .ip4(ip, port: _)?, let .ip6(ip, port: _)?: client = ip
+        case let .ip4(ip, port: p)?, let .ip6(ip, port: p)?:
+            client = ip
+            port = p
         default: client = "unknown"
         }
         let body = (try? await request.bodyData) ?? Data()

@@ -6,6 +6,7 @@ import Foundation
 extension PortalSimulator {
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         var r = await Req(request)
+        r.client = client(of: r)
         if configuration.trustedProxies.contains(r.client), let forwarded = request.headers[HTTPHeader("X-Forwarded-For")] {
             r.client = String(forwarded.split(separator: ",").last.map { $0.filter { $0 != " " } } ?? r.client)
         }
@@ -23,6 +24,14 @@ extension PortalSimulator {
             return HTTPResponse(statusCode: .gatewayTimeout)
         }
         if c.mode == .slow { try? await Task.sleep(for: c.slowDelay) }
+        if c.slowFirstRequests > 0, isAmongFirstRequests(r.client) {
+            record(r, "slow-answer", "\(c.slowDelay)")
+            try? await Task.sleep(for: c.slowDelay)
+        }
+        if c.flapSeconds > 0, !isSignedIn(r.client), isFlappedAway {
+            record(r, "flap-hang")
+            try? await Task.sleep(for: c.flapHang)
+        }
         switch c.mode {
         case .open:
             return online(r)
@@ -37,7 +46,81 @@ extension PortalSimulator {
             return capport(r)
         case .hostile:
             return hostile(r)
+        case .getForms:
+            return getForms(r)
         }
+    }
+
+    // MARK: get-forms (an openNDS-like gateway)
+
+    func getForms(_ r: Req) -> HTTPResponse {
+        let c = configuration
+        // The server hands paths over without their trailing slash.
+        let path = r.path.count > 1 && r.path.hasSuffix("/") ? String(r.path.dropLast()) : r.path
+        switch path {
+        case "/granted":
+            return html(200, "<html><head><meta http-equiv=\"refresh\" content=\"0; url=/welcome\"></head><body>Granted</body></html>")
+        case "/welcome":
+            return html(200, "<html><body>You are online. Enjoy.</body></html>")
+        case "/splash":
+            guard let fas = r.query["fas"], fas.count >= 64 else { record(r, "refused", "no state"); return html(400, "missing state") }
+            record(r, "portal-page")
+            return html(200, """
+                <html><head><title>Welcome</title></head><body><h1>Free Wi-Fi</h1>
+                <form action="/opennds_preauth/" method="get"><input type="hidden" name="fas" value="\(fas)">
+                <input type="hidden" name="landing" value="1"><input type="submit" name="continue" value="Continue"></form></body></html>
+                """)
+        case "/opennds_preauth":
+            guard (r.query["fas"]?.count ?? 0) >= 64, r.query["continue"] == "Continue" else {
+                record(r, "refused", "first form: \(r.query.keys.sorted().joined(separator: ","))")
+                return html(400, "the first form was not submitted as a browser would")
+            }
+            record(r, "continue")
+            let token = newToken(for: r.client)
+            if c.detailsForm {
+                return html(200, """
+                    <html><body><p>Tell us who you are</p><form action="/opennds_auth/" method="post">
+                    <input type="hidden" name="tok" value="\(token)"><label>Name <input type="text" name="name" required></label>
+                    <label>E-mail <input type="email" name="email" required></label>
+                    <input type="submit" name="go" value="Connect"></form></body></html>
+                    """)
+            }
+            return html(200, """
+                <html><body><p>Please read and accept.</p><form action="/opennds_auth/?from=preauth" method="get">
+                <input type="hidden" name="tok" value="\(token)"><button type="submit" name="agree" value="yes">Continue</button></form>
+                <form action="/opennds_deny/" method="get"><input type="hidden" name="tok" value="\(token)"><button type="submit" name="logout" value="1">No thanks, log out</button></form>
+                </body></html>
+                """)
+        case "/opennds_auth":
+            let fields = r.method == "POST" ? r.form : r.query
+            let ok = c.detailsForm ? !(fields["name"] ?? "").isEmpty && (fields["email"] ?? "").contains("@") && fields["go"] == "Connect"
+                                   : fields["agree"] == "yes"
+            guard ok, let token = fields["tok"], takeToken(token) == r.client else {
+                record(r, "login-failed", "fields: \(fields.keys.sorted().joined(separator: ","))")
+                return html(403, "<html><body>Not accepted.</body></html>")
+            }
+            signIn(r.client)
+            record(r, "login-ok", "fields: \(fields.keys.sorted().joined(separator: ","))")
+            return html(302, "", headers: [.location: "/granted"])
+        default:
+            break
+        }
+        if isSignedIn(r.client) { return online(r) }
+        record(r, "probe-portal")
+        let splash = c.splashPort.map { "http://\(r.host):\($0)" } ?? base(r)
+        // The gateway's state, as openNDS hands it to its splash page: long, opaque, in the query.
+        let state = String(repeating: String(r.client.utf8.reduce(UInt32(2166136261)) { ($0 ^ UInt32($1)) &* 16777619 }, radix: 16), count: 16)
+        let location = "\(splash)/splash?fas=\(state)&redir=\(percent("http://\(r.hostWithPort)\(r.path)"))"
+        return HTTPResponse(statusCode: HTTPStatusCode(307, phrase: "Temporary Redirect"),
+                            headers: [.location: location, .contentType: "text/html", HTTPHeader("Cache-Control"): "no-store"],
+                            body: Data("<html><body>Redirecting</body></html>".utf8))
+    }
+
+    /// Whether a flapping portal is in its hanging half now.
+    var isFlappedAway: Bool {
+        let elapsed = ContinuousClock.now - startedAt
+        let phase = Int(Double(elapsed.components.seconds) / configuration.flapSeconds)
+        return phase % 2 == 1
     }
 
     // MARK: online answers

@@ -51,6 +51,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Base of https URLs handed out (user-portal-url), e.g. https://portal.example:8443.") var httpsBase: String?
     @Option(help: "A host that never gets an answer (repeatable).") var blackholeHost: [String] = []
     @Option(help: "A TLS front's address whose X-Forwarded-For header names the client (repeatable).") var trustedProxy: [String] = []
+    @Option(help: "Reset every connection of a client for this many seconds after its first (a gateway slow to let a new client through).")
+    var refuseSeconds: Double = 0
+    @Option(help: "Answer the first N requests of each client --slow-delay-ms late (a gateway building its first pages slowly).")
+    var slowFirstRequests: Int = 0
+    @Option(help: "Flap: every other period of this many seconds, answer clients not signed in only after --flap-hang-ms.")
+    var flapSeconds: Double = 0
+    @Option(help: "How late a flapping portal answers, in milliseconds.") var flapHangMs: Int = 8000
+    @Option(help: "get-forms: also listen on this port, where the splash page is.") var splashPort: UInt16?
+    @Flag(help: "get-forms: the second page asks for a name and an e-mail address.") var detailsForm = false
     @Flag(help: "Run the detection benchmark instead (same as the benchmark subcommand).") var benchmark = false
 
     func run() async throws {
@@ -63,6 +72,12 @@ struct Serve: AsyncParsableCommand {
                                                   hostile: h, hugeBodyBytes: hugeBodyBytes, httpsBase: httpsBase, blackholeHosts: blackholeHost)
         if !evasiveHost.isEmpty { config.evasiveHosts = evasiveHost }
         config.trustedProxies = trustedProxy
+        config.refuseSeconds = refuseSeconds
+        config.slowFirstRequests = slowFirstRequests
+        config.flapSeconds = flapSeconds
+        config.flapHang = .milliseconds(flapHangMs)
+        config.splashPort = splashPort
+        config.detailsForm = detailsForm
         let sim = PortalSimulator(configuration: config)
         let bound = try await sim.start(host: host, port: port)
         emit("listening on http://\(host):\(bound) mode \(m.rawValue)")

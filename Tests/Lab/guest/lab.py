@@ -129,6 +129,14 @@ class Bus:
             raise Failed(f"the daemon publishes no interface {iface}")
         return native(self.get(HH, path, HH_IFACE, name))
 
+    def daemon_network(self, iface="wlan0"):
+        """The network the daemon says wlan0 is on, SSID and BSSID included (GetNetwork: the
+        `Network` property leaves out location data; root may read it)."""
+        path = self.daemon_interface(iface)
+        if path is None:
+            raise Failed(f"the daemon publishes no interface {iface}")
+        return native(self.call(HH, path, HH_IFACE, "GetNetwork"))
+
 
 def native(value):
     """A dbus-python value as plain Python (str, int, bool, float, bytes, list, dict)."""

@@ -12,12 +12,15 @@
 #   wlan6 FailNet   open, click-through portal         br-fail   10.6.0.1
 #   wlan7 WisprNet  open, WISPr 1.0 gateway            br-wispr  10.7.0.1
 #   wlan8 CapNet    open, RFC 8908 API over TLS        br-cap    10.8.0.1 (+ https on :443)
+#   wlan9 SlowNet   open, click-through behind a gateway that resets a new client for 3 s, then
+#                   answers its first 6 requests 4 s late      br-slow 10.9.0.1
+#   wlan10 NdsNet   open, openNDS-like: 307 to :2050, two GET forms   br-nds 10.10.0.1
+#   wlan11 FlapNet  open, click-through that hangs every other 5 s     br-flap 10.11.0.1
 # Every name resolves to the bridge's own address (dnsmasq's catch-all), so every probe and
 # NetworkManager's own connectivity check reach that network's portal simulator.
 
 LAB_OFFICE_PSK="office-passphrase-42"
-LAB_RADIOS=9
-# name iface ssid bridge subnet mode security
+# name iface ssid bridge subnet mode security [simulator options]
 LAB_APS="
 city wlan1 CityFree br-city 10.1.0 click-through open
 office wlan2 Office br-office 10.2.0 open wpa2
@@ -27,7 +30,13 @@ roamB wlan5 RoamNet br-roam - - open
 fail wlan6 FailNet br-fail 10.6.0 click-through open
 wispr wlan7 WisprNet br-wispr 10.7.0 wispr open
 cap wlan8 CapNet br-cap 10.8.0 capport open
+slow wlan9 SlowNet br-slow 10.9.0 click-through open --refuse-seconds 3 --slow-first-requests 6 --slow-delay-ms 4000
+nds wlan10 NdsNet br-nds 10.10.0 get-forms open --splash-port 2050
+flap wlan11 FlapNet br-flap 10.11.0 click-through open --flap-seconds 5 --flap-hang-ms 8000
 "
+# One radio per access point, and radio 0 for the client.
+LAB_RADIOS=$(( $(grep -c . <<< "$LAB_APS") + 1 ))
+LAB_SIMS=$(awk 'NF && $5 != "-"' <<< "$LAB_APS" | wc -l)
 
 t() { cut -d' ' -f1 /proc/uptime; }
 lab_error() { LAB_SETUP_ERROR="$*"; echo "setup error: $*"; return 1; }
@@ -63,8 +72,8 @@ lab_ap_side() {
         iw phy "phy$n" set netns name ap || { lab_error "iw phy phy$n set netns name ap failed"; return 1; }
     done
     lab_ap_exec ip link set lo up
-    local name iface ssid bridge subnet mode security
-    while read -r name iface ssid bridge subnet mode security; do
+    local name iface ssid bridge subnet mode security options
+    while read -r name iface ssid bridge subnet mode security options; do
         [ -n "$name" ] || continue
         if [ "$subnet" != "-" ]; then
             lab_ap_exec ip link add "$bridge" type bridge forward_delay 0 stp_state 0
@@ -105,6 +114,8 @@ lab_ap_side() {
         echo $! > "/run/dnsmasq-$name.pid"
         local sim=(serve --mode "$mode" --listen "$subnet.1:80")
         [ "$mode" = capport ] && sim+=(--https-base "https://capport.lab" --session-seconds 600 --trusted-proxy "$subnet.1")
+        # shellcheck disable=SC2206 (options are words)
+        [ -n "$options" ] && sim+=($options)
         lab_ap_exec "$LAB_BIN/hotspot-portal-sim" "${sim[@]}" > "/lab-out/portal-$name.log" 2>&1 &
         if [ "$mode" = capport ]; then
             lab_ap_exec /usr/bin/python3 "$LAB_DIR/guest/tls-front.py" "$subnet.1" 443 "$subnet.1:80" /run/lab-ca/server-bundle.pem \
@@ -112,9 +123,9 @@ lab_ap_side() {
         fi
         echo "setup: AP $name started at $(t) s"
     done <<< "$LAB_APS"
-    wait_for 30 "the access points (AP-ENABLED in hostapd-*.log)" bash -c '[ $(grep -l AP-ENABLED /lab-out/hostapd-*.log | wc -l) = 8 ]' || return 1
+    wait_for 30 "the access points (AP-ENABLED in hostapd-*.log)" bash -c "[ \$(grep -l AP-ENABLED /lab-out/hostapd-*.log | wc -l) = $((LAB_RADIOS - 1)) ]" || return 1
     echo "setup: access points enabled at $(t) s"
-    wait_for 60 "the portal simulators" bash -c 'grep -l listening /lab-out/portal-*.log | wc -l | grep -qx 7'
+    wait_for 60 "the portal simulators" bash -c "grep -l listening /lab-out/portal-*.log | wc -l | grep -qx $LAB_SIMS"
 }
 
 lab_client_side() {
