@@ -37,16 +37,16 @@ uninstall-shell-extension:
 # Staged as hotspot-helper's is (scripts/build-deb.sh): files, then DEBIAN/ and dpkg-deb. Both
 # packages come from this tree, so it shares hotspot-helper's changelog (Source: hotspot-helper).
 shell-extension-deb:
-	rm -rf $(SHELL_EXTENSION_ROOT)
-	$(MAKE) --no-print-directory install-shell-extension DESTDIR=$(abspath $(SHELL_EXTENSION_ROOT)) DATADIR=/usr/share >/dev/null
-	$(INSTALL) -D -m 0644 $(SHELL_EXTENSION_SRC)/debian/copyright $(SHELL_EXTENSION_ROOT)/usr/share/doc/$(SHELL_EXTENSION_PACKAGE)/copyright
-	gzip -9 -n -c packaging/debian/changelog > $(SHELL_EXTENSION_ROOT)/usr/share/doc/$(SHELL_EXTENSION_PACKAGE)/changelog.gz
-	chmod 0644 $(SHELL_EXTENSION_ROOT)/usr/share/doc/$(SHELL_EXTENSION_PACKAGE)/changelog.gz
-	$(INSTALL) -d -m 0755 $(SHELL_EXTENSION_ROOT)/DEBIAN
-	sed -e 's/@VERSION@/$(VERSION)/g' -e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(SHELL_EXTENSION_ROOT) | cut -f1)/" \
+	@rm -rf $(SHELL_EXTENSION_ROOT)
+	@$(MAKE) --no-print-directory install-shell-extension DESTDIR=$(abspath $(SHELL_EXTENSION_ROOT)) DATADIR=/usr/share >/dev/null
+	@$(INSTALL) -D -m 0644 $(SHELL_EXTENSION_SRC)/debian/copyright $(SHELL_EXTENSION_ROOT)/usr/share/doc/$(SHELL_EXTENSION_PACKAGE)/copyright
+	@gzip -9 -n -c packaging/debian/changelog > $(SHELL_EXTENSION_ROOT)/usr/share/doc/$(SHELL_EXTENSION_PACKAGE)/changelog.gz
+	@chmod 0644 $(SHELL_EXTENSION_ROOT)/usr/share/doc/$(SHELL_EXTENSION_PACKAGE)/changelog.gz
+	@$(INSTALL) -d -m 0755 $(SHELL_EXTENSION_ROOT)/DEBIAN
+	@sed -e 's/@VERSION@/$(VERSION)/g' -e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(SHELL_EXTENSION_ROOT) | cut -f1)/" \
 	  $(SHELL_EXTENSION_SRC)/debian/control.in > $(SHELL_EXTENSION_ROOT)/DEBIAN/control
-	(cd $(SHELL_EXTENSION_ROOT) && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | sort | xargs -d '\n' md5sum) > $(SHELL_EXTENSION_ROOT)/DEBIAN/md5sums
-	chmod 0644 $(SHELL_EXTENSION_ROOT)/DEBIAN/control $(SHELL_EXTENSION_ROOT)/DEBIAN/md5sums
-	dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build $(SHELL_EXTENSION_ROOT) $(SHELL_EXTENSION_DEB) >/dev/null
+	@(cd $(SHELL_EXTENSION_ROOT) && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | sort | xargs -d '\n' md5sum) > $(SHELL_EXTENSION_ROOT)/DEBIAN/md5sums
+	@chmod 0644 $(SHELL_EXTENSION_ROOT)/DEBIAN/control $(SHELL_EXTENSION_ROOT)/DEBIAN/md5sums
+	@dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build $(SHELL_EXTENSION_ROOT) $(SHELL_EXTENSION_DEB) >/dev/null
 	@echo $(SHELL_EXTENSION_DEB)
 	@if command -v lintian >/dev/null && [ -z "$(NO_LINTIAN)" ]; then lintian --info --display-info $(SHELL_EXTENSION_DEB) || true; fi
