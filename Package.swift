@@ -32,6 +32,15 @@ let package = Package(
         .executable(name: "hotspot-stress", targets: ["hotspot-stress"]),
         .executable(name: "bench-report", targets: ["bench-report"]),
     ],
+    // CustomGlobalExecutor (on by default): the programs run their tasks on ProgramSupport's
+    // pool, which sleeps when idle, instead of libdispatch's, which wakes every second. It is
+    // installed through a toolchain interface that is not yet stable, so it is also limited to the
+    // Swift versions it was written for; `swift build --disable-default-traits` builds the
+    // platform's executor instead (CI tests both; docs/ARCHITECTURE.md says what it costs).
+    traits: [
+        .trait(name: "CustomGlobalExecutor", description: "ProgramSupport's global executor: no idle wake-ups"),
+        .default(enabledTraits: ["CustomGlobalExecutor"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -50,7 +59,7 @@ let package = Package(
         .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"])]),
 
         // The typed D-Bus layer: the only module that touches libdbus.
-        .target(name: "DBus", dependencies: ["CDBus", "CExecutor"], swiftSettings: strict),
+        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
 
         // The hotspot state machine, arbitration, cache and timers: pure, no I/O.
         .target(name: "HotspotCore", swiftSettings: strict),
@@ -124,7 +133,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], swiftSettings: strict),
+        ], swiftSettings: strict + [.define("HOTSPOT_CUSTOM_GLOBAL_EXECUTOR", .when(traits: ["CustomGlobalExecutor"]))]),
         .target(name: "HotspotCtlCommand", dependencies: [
             "HotspotClient", "DBus", "HotspotCore", "HotspotProtocol", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),

@@ -17,6 +17,8 @@ enum Announcement: Sendable {
     case interface(InterfaceRecord, [PropertySpec])
     case uiRequired(ObjectPath, displayName: String, network: Network)
     case commandCompleted(ObjectPath, helper: String, command: String, result: String, seconds: Double)
+    /// An interface's annotated scan list changed in what a desktop shows (``ScanListSummary``).
+    case scanListChanged(ObjectPath)
 }
 
 /// The daemon's D-Bus surface (the manager object and one object per Wi-Fi interface): the
@@ -75,6 +77,9 @@ final class BusPublisher: Service {
             try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                 member: HotspotContract.Manager.commandCompleted.name,
                                 body: [.objectPath(path), .string(helper), .string(command), .string(result), .double(seconds)])
+        case .scanListChanged(let path):
+            try? await bus.emit(path: path, interface: HotspotContract.interfaceInterface,
+                                member: HotspotContract.Interface.scanListChanged.name, body: [])
         }
     }
 
@@ -111,6 +116,15 @@ final class BusPublisher: Service {
                     }
                     await engine.forget(SSID(bytes: bytes))
                     return []
+                },
+                M.settleJoin: { [self] call in
+                    // Only NetworkManager's dispatcher (root) may hold a join: anyone else could
+                    // start sign-ins or stall the caller it answers.
+                    guard let caller = try? await bus.credentials(of: call.sender), caller.uid == 0 else {
+                        throw HotspotError(.notAuthorized, "SettleJoin is for NetworkManager's pre-up dispatcher script, which runs as root")
+                    }
+                    let name = call.body[0].string ?? ""
+                    return [.string(await engine.settleJoin(InterfaceID(name)).rawValue)]
                 },
                 M.checkPermission: { [self] call in
                     let name = call.body[0].string ?? ""

@@ -41,6 +41,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var commandTimeout: Duration = .seconds(45)
     public var maintainInterval: Duration = .seconds(300)
     public var filterInterval: Duration = .seconds(5)
+    /// How long NetworkManager's pre-up dispatcher script may hold a join while the helpers sign
+    /// in (``Engine/settleJoin(_:)``): well inside nm-dispatcher's own 600 s per script, and short
+    /// enough that a join the daemon cannot settle reaches the desktop soon.
+    public var joinHold: Duration = .seconds(15)
     /// Where profile files (`*.conf`) are read from.
     public var profilesDirectory: String = "/etc/hotspot-helper/profiles.d"
     /// The built-in helpers to run: "profiles", "portal".
@@ -161,12 +165,19 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let v = try seconds("command-timeout") { config.commandTimeout = v }
         if let v = try seconds("maintain-interval") { config.maintainInterval = v }
         if let v = try seconds("filter-interval") { config.filterInterval = v }
+        if let v = try seconds("join-hold") {
+            guard v <= .seconds(60) else {
+                throw ConfigurationError("\(path): \(at("daemon", "join-hold")) is over 60 s, the longest the pre-up script waits; use at most 60")
+            }
+            config.joinHold = v
+        }
         return config
     }
 
     /// The keys the loader reads, by group.
     public static let knownKeys: [String: Set<String>] = [
-        "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers", "provision-profiles"],
+        "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers", "provision-profiles",
+                   "join-hold"],
         "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface", "allow-plain-http-login",
                          "interval", "probe-timeout"],
     ]

@@ -112,6 +112,33 @@ extension DesktopTests {
             #expect(s.openedURLs.isEmpty)
         }
 
+        /// One prompt, never two: where GNOME Shell runs and NetworkManager's connectivity check is
+        /// on, Shell opens its own "Hotspot Login" window, so the agent posts nothing; the same
+        /// session with the check off gets the agent's notification.
+        @Test(arguments: [true, false])
+        func underGNOMEShellWithNetworkManagersCheckOnTheAgentLeavesThePromptToShell(checkOn: Bool) async throws {
+            let d = try await Desktop()
+            let s = try await Session()
+            for (name, value) in [("ConnectivityCheckEnabled", DBusValue.bool(checkOn)), ("ConnectivityCheckUri", .string("http://nmcheck.gnome.org/check_network_status.txt"))] {
+                _ = try await d.nm.mockCall(d.client, path: DBusMock.networkManagerPath, "AddProperty",
+                                            [.string("org.freedesktop.NetworkManager"), .string(name), .variant(value)])
+            }
+            let shell = try s.bus.connect()
+            try await shell.requestName("org.gnome.Shell")
+            let agent = try await startAgent(d, s)
+            try await d.helper("Lobby Portal", confidence: .high, results: [.authenticate: .uiRequired])
+            try await d.join("CityFree", accessPoint: "ap1")
+            try await d.waitFor("presenting-ui")
+            if checkOn {
+                #expect(await agent.waitForOutput(containing: "not notifying for CityFree: GNOME Shell opens its own sign-in window"), "\(agent.output)")
+                #expect(try await s.calls("Notify").isEmpty)
+            } else {
+                #expect(await agent.waitForOutput(containing: "notified: sign in to CityFree"), "\(agent.output)")
+                #expect(try await s.calls("Notify").count == 1)
+            }
+            _ = shell
+        }
+
         @Test func anAgentStartedLateNotifiesForAnInterfaceAlreadyWaitingAndOnlyOneAgentRunsPerSession() async throws {
             let d = try await Desktop()
             let s = try await Session()
