@@ -59,7 +59,10 @@ final class PeerLink {
     static let maximumUnwritten = 4 << 20
     /// What all links of a connection may hold together in buffers, by default: 64 command
     /// channels each holding a 4 MiB message minus a byte took 287 MiB before there was one.
-    static let defaultMemoryBudget = 16 << 20
+    /// 8 MiB, so that with what the allocator keeps the daemon grows by at most 16 MiB
+    /// (`hotspot-stress channels`: 19.8 MiB with 16 MiB here, 17.3 with 12). A helper's answer
+    /// is a few KiB; the largest a channel takes (4 MiB) still fits.
+    static let defaultMemoryBudget = 8 << 20
     /// How long a link may hold a partial message or take to authenticate, by default.
     static let defaultPartialDeadline: Duration = .seconds(10)
     /// Link messages handled per turn of the connection's thread, all links together, before
@@ -169,7 +172,7 @@ extension Connection {
     /// Bounds every peer link of this connection: together their buffers hold at most `memory`
     /// bytes (a read that would pass it closes the link it was for), and a link that holds a
     /// partial message, or has not ended the authentication exchange, for `partialFrameDeadline`
-    /// is closed. Defaults: 16 MiB, 10 s.
+    /// is closed. Defaults: 8 MiB, 10 s.
     public func limitPeerLinks(memory: Int, partialFrameDeadline: Duration) {
         peerLinkMemory = memory
         peerLinkPartialDeadline = partialFrameDeadline
