@@ -274,6 +274,11 @@ extension Connection {
             link.written = 0
         } else if link.outbox.count - link.written > PeerLink.maximumUnwritten {
             closePeerLink(link.name, reason: "the peer stopped reading (over \(PeerLink.maximumUnwritten >> 20) MiB unwritten)")
+        } else if link.outbox.count - link.written > 65_536, linkBytesHeld() > peerLinkMemory {
+            // What a peer leaves unread counts against the budget all links share too: 64 peers
+            // sending calls and never reading the answers would otherwise hold 4 MiB each.
+            closePeerLink(link.name, reason: "the peer does not read what it is sent (\(link.outbox.count - link.written) bytes waiting) and "
+                                             + "the peer links' shared memory budget (\(peerLinkMemory >> 20) MiB) is used up")
         }
     }
 

@@ -76,6 +76,30 @@ extension PeerLinkTests {
         #expect(try await c.nameOwner("org.freedesktop.DBus") == "org.freedesktop.DBus")
     }
 
+    /// A peer that sends calls and never reads the answers: what waits for it counts against the
+    /// shared budget, so it is closed long before its own 4 MiB of unwritten answers.
+    @Test func aPeerThatDoesNotReadItsAnswersUsesUpOnlyTheSharedBudget() async throws {
+        let bus = try await PrivateBus()
+        let c = try bus.connect()
+        await c.limitPeerLinks(memory: 1 << 20, partialFrameDeadline: .seconds(60))
+        let link = try await rawLink(on: c)
+        let calls = Self.authenticate + Array([[UInt8]](repeating: marshalledCall(), count: 60_000).joined())
+        let fd = link.peer.rawValue
+        Thread {
+            calls.withUnsafeBytes { b in
+                var off = 0
+                while off < b.count {
+                    let n = send(fd, b.baseAddress! + off, b.count - off, Int32(MSG_NOSIGNAL))
+                    if n <= 0 { break }
+                    off += n
+                }
+            }
+        }.start()
+        try await link.closed.count.wait(atLeast: 1, "the link of the peer that does not read closed", timeout: .seconds(30))
+        #expect(link.closed.first?.contains("does not read what it is sent") == true, "\(link.closed.first ?? "-")")
+        #expect(link.closed.first?.contains("shared memory budget (1 MiB)") == true, "\(link.closed.first ?? "-")")
+    }
+
     /// A link that never stops sending calls (refused: this side takes none) while the bus is
     /// asked: a bus call waits behind at most a turn's batch of link messages, not behind all that
     /// one turn could read (64 × 64 KiB, some 40,000 calls). The median is compared, so a loaded
