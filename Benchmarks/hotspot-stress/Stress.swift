@@ -14,10 +14,13 @@ struct HotspotStress: AsyncParsableCommand {
         helpers registered while joins happen), and prints the daemon's memory, descriptors, \
         threads and the worst signal lag. soak joins, signs in (click-through, hotspot-portal-sim \
         on loopback) and leaves over and over, checking for leaks and that the daemon's state \
-        matches NetworkManager's after each cycle. hotspot-helperd and hotspot-portal-sim are \
+        matches NetworkManager's after each cycle. channels holds a partial 4 MiB message on every \
+        command channel the daemon allows and floods channels with refused calls, measuring its \
+        memory and Get latency. pages times Get while the daemon reads hostile 64 KiB portal pages. \
+        hotspot-helperd and hotspot-portal-sim are \
         taken from beside this program. Exit status 1 when a check fails.
         """,
-        subcommands: [Load.self, Soak.Command.self, FloodCommand.self, PagesCommand.self])
+        subcommands: [Load.self, Soak.Command.self, FloodCommand.self, ChannelsCommand.self, PagesCommand.self])
 }
 
 struct Output: ParsableArguments {
@@ -57,6 +60,21 @@ struct FloodCommand: AsyncParsableCommand {
 
     func run() async throws {
         let r = try await Flood(signals: signals, signalMiB: signalMib, callers: callers, callsPerCaller: callsPerCaller).run(verbose: !output.tsv)
+        try report(r.figures, failures: r.failures, output: output)
+    }
+}
+
+struct ChannelsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "channels",
+        abstract: "Hostile command channels: RSS while every channel holds a 4 MiB message minus a byte, Get latency while channels send refused calls.")
+    @Option(help: "Channels holding a partial message.") var channels = 64
+    @Option(help: "Channels sending refused calls.") var flooders = 8
+    @Option(help: "Calls each sends.") var calls = 100_000
+    @OptionGroup var output: Output
+
+    func run() async throws {
+        let r = try await ChannelAttack(channels: channels, flooders: flooders, callsPerFlooder: calls).run(verbose: !output.tsv)
         try report(r.figures, failures: r.failures, output: output)
     }
 }

@@ -32,6 +32,16 @@ final class PeerLink {
     var held: [UInt8] = []
     /// Lines of the exchange read so far (bounded).
     var handshakeLines = 0
+    /// Since when the link has held a partial message, or been in the authentication exchange;
+    /// nil when it holds nothing unfinished. Not moved by progress: a peer trickling a message
+    /// byte by byte gets no more time than one that stops.
+    var unfinishedSince: ContinuousClock.Instant? = ContinuousClock.now
+    /// Whole messages wait in the inbox (this turn's budget ran out): nothing more is read until
+    /// they are handled.
+    var backlog = false
+
+    /// What the link's buffers hold (their capacity: what they cost).
+    var bytesHeld: Int { inbox.capacity + outbox.capacity + held.capacity }
 
     /// Where the link is in D-Bus's authentication exchange (the specification's "Authentication
     /// protocol"), which a peer-to-peer connection begins with as a bus connection does.
@@ -47,6 +57,17 @@ final class PeerLink {
     static let firstSerial: UInt32 = 0x8000_0000
     /// What a link may hold unwritten before it counts as stalled and is closed.
     static let maximumUnwritten = 4 << 20
+    /// What all links of a connection may hold together in buffers, by default: 64 command
+    /// channels each holding a 4 MiB message minus a byte took 287 MiB before there was one.
+    /// 8 MiB, so that with what the allocator keeps the daemon grows by at most 16 MiB
+    /// (`hotspot-stress channels`: 19.8 MiB with 16 MiB here, 17.3 with 12). A helper's answer
+    /// is a few KiB; the largest a channel takes (4 MiB) still fits.
+    static let defaultMemoryBudget = 8 << 20
+    /// How long a link may hold a partial message or take to authenticate, by default.
+    static let defaultPartialDeadline: Duration = .seconds(10)
+    /// Link messages handled per turn of the connection's thread, all links together, before
+    /// the bus is read again.
+    static let messagesPerTurn = 64
 
     static func isLinkName(_ name: String) -> Bool { name.hasPrefix(namePrefix) }
 
@@ -148,9 +169,62 @@ extension Connection {
     /// Whether the link named `name` is open.
     public func isPeerLinkOpen(_ name: String) -> Bool { links[name] != nil }
 
-    func linkPollEntries() -> [pollfd] {
-        links.values.map { pollfd(fd: $0.fd, events: Int16(POLLIN) | ($0.outbox.isEmpty ? 0 : Int16(POLLOUT)), revents: 0) }
+    /// Bounds every peer link of this connection: together their buffers hold at most `memory`
+    /// bytes (a read that would pass it closes the link it was for), and a link that holds a
+    /// partial message, or has not ended the authentication exchange, for `partialFrameDeadline`
+    /// is closed. Defaults: 8 MiB, 10 s.
+    public func limitPeerLinks(memory: Int, partialFrameDeadline: Duration) {
+        peerLinkMemory = memory
+        peerLinkPartialDeadline = partialFrameDeadline
     }
+
+    func linkPollEntries() -> [pollfd] {
+        // A link with messages waiting is not read until they are handled: the rest waits in the socket.
+        links.values.map { pollfd(fd: $0.fd, events: ($0.backlog ? 0 : Int16(POLLIN)) | ($0.outbox.isEmpty ? 0 : Int16(POLLOUT)), revents: 0) }
+    }
+
+    /// When the first link's partial message or authentication exchange runs out of time.
+    func nextLinkDeadline() -> ContinuousClock.Instant? {
+        links.values.compactMap { $0.unfinishedSince }.min().map { $0.advanced(by: peerLinkPartialDeadline) }
+    }
+
+    /// Closes the links whose partial message or authentication exchange took too long.
+    func expireLinks() {
+        let now = ContinuousClock.now
+        for link in Array(links.values) {
+            guard let since = link.unfinishedSince, now - since >= peerLinkPartialDeadline else { continue }
+            let limit = "\(peerLinkPartialDeadline.components.seconds) s"
+            closePeerLink(link.name, reason: link.phase != .open ? "the peer did not end the authentication exchange within \(limit)"
+                                                                : "the peer left a partial message (\(link.inbox.count) bytes) unfinished for \(limit)")
+        }
+    }
+
+    /// Handles the messages waiting in links' inboxes, a few links per turn in rotation, within
+    /// the turn's budget.
+    func serviceLinkBacklogs() {
+        let waiting = links.values.filter(\.backlog).sorted { $0.name < $1.name }
+        guard !waiting.isEmpty else { return }
+        linkRotation &+= 1
+        for i in 0..<waiting.count where linkTurnBudget > 0 {
+            let link = waiting[(i + linkRotation) % waiting.count]
+            guard links[link.name] != nil, handleInbox(link) else { continue }
+            noteUnfinished(link)
+        }
+    }
+
+    /// Records whether the link holds something unfinished, and lets go of a large inbox once it
+    /// is empty, so an idle link holds next to nothing.
+    func noteUnfinished(_ link: PeerLink) {
+        if link.phase == .open && (link.inbox.isEmpty || link.backlog) {
+            link.unfinishedSince = nil
+        } else if link.unfinishedSince == nil {
+            link.unfinishedSince = ContinuousClock.now
+        }
+        if link.inbox.isEmpty && link.inbox.capacity > 16_384 { link.inbox = [] }
+    }
+
+    /// What all links hold together.
+    func linkBytesHeld() -> Int { links.values.reduce(0) { $0 + $1.bytesHeld } }
 
     /// Numbers, marshals and queues `message` on `link`, writing what the socket takes now.
     func sendOnLink(_ link: PeerLink, _ message: RawMessage) throws -> UInt32 {
@@ -200,6 +274,11 @@ extension Connection {
             link.written = 0
         } else if link.outbox.count - link.written > PeerLink.maximumUnwritten {
             closePeerLink(link.name, reason: "the peer stopped reading (over \(PeerLink.maximumUnwritten >> 20) MiB unwritten)")
+        } else if link.outbox.count - link.written > 65_536, linkBytesHeld() > peerLinkMemory {
+            // What a peer leaves unread counts against the budget all links share too: 64 peers
+            // sending calls and never reading the answers would otherwise hold 4 MiB each.
+            closePeerLink(link.name, reason: "the peer does not read what it is sent (\(link.outbox.count - link.written) bytes waiting) and "
+                                             + "the peer links' shared memory budget (\(peerLinkMemory >> 20) MiB) is used up")
         }
     }
 
@@ -276,36 +355,48 @@ extension Connection {
         flushLink(link)
     }
 
-    /// Reads what the link's socket holds and handles every whole message in it.
+    /// Reads what the link's socket holds (one buffer's worth a turn) and handles the whole
+    /// messages in it, within the turn's budget.
     func serviceLink(fd: Int32, revents: Int16) {
         guard let link = links.values.first(where: { $0.fd == fd }) else { return }
         if revents & Int16(POLLOUT) != 0 { flushLink(link) }
-        guard links[link.name] != nil, revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 else { return }
+        guard links[link.name] != nil, revents & Int16(POLLIN | POLLHUP | POLLERR) != 0, !link.backlog else { return }
         // One buffer for every link of this connection, made once: a zeroed 64 KiB array per
         // read cost each message a few microseconds.
         if linkReadBuffer.isEmpty { linkReadBuffer = [UInt8](repeating: 0, count: 65_536) }
-        var rounds = 0
-        while rounds < 64 {
-            rounds += 1
+        while true {
             let n = linkReadBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
+                // Links share one budget: what one peer holds (a message it never finishes) is
+                // taken from all, so many links cannot add up to the daemon's whole memory.
+                let held = linkBytesHeld()
+                if held + n > peerLinkMemory {
+                    return closePeerLink(link.name, reason: "the peer links' shared memory budget (\(peerLinkMemory >> 20) MiB) is used up "
+                                                          + "(\(held) bytes held, \(link.inbox.count) of them by this link)")
+                }
                 link.inbox.append(contentsOf: linkReadBuffer[0..<n])
                 if link.phase != .open, !handshake(link) { return }
                 if link.phase == .open, !handleInbox(link) { return }
-                if n < linkReadBuffer.count { break }
-                continue
+                break
             }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
             return closePeerLink(link.name, reason: n == 0 ? "the peer closed it" : "reading failed: \(String(cString: strerror(errno)))")
         }
+        noteUnfinished(link)
     }
 
-    /// Handles the whole messages at the front of the inbox; false when the link was closed.
+    /// Handles the whole messages at the front of the inbox, as many as the turn's budget
+    /// allows (the rest wait: `backlog`); false when the link was closed.
     private func handleInbox(_ link: PeerLink) -> Bool {
         var start = 0
         defer { if links[link.name] != nil, start > 0 { link.inbox.removeSubrange(0..<start) } }
+        link.backlog = false
         while link.inbox.count - start >= 16 {
+            guard linkTurnBudget > 0 else {
+                link.backlog = true
+                break
+            }
             let needed = link.inbox.withUnsafeBytes { buf in
                 Int(dbus_message_demarshal_bytes_needed(buf.baseAddress!.assumingMemoryBound(to: CChar.self) + start, Int32(buf.count - start)))
             }
@@ -325,6 +416,7 @@ extension Connection {
                 return false
             }
             let raw = RawMessage(owning: message)
+            linkTurnBudget -= 1
             // The sender is the link, whatever the peer wrote in the header.
             _ = link.name.withCString { dbus_message_set_sender(message, $0) }
             route(raw, link: link)

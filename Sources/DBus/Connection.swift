@@ -94,6 +94,14 @@ public actor Connection {
     var nextLinkSerial: UInt32 = PeerLink.firstSerial
     /// Where links' bytes are read to (empty until a link is read).
     var linkReadBuffer: [UInt8] = []
+    /// What every link together may hold in buffers (``limitPeerLinks(memory:partialFrameDeadline:)``).
+    var peerLinkMemory = PeerLink.defaultMemoryBudget
+    /// How long a link may hold a partial message, or take to end the authentication exchange.
+    var peerLinkPartialDeadline = PeerLink.defaultPartialDeadline
+    /// Link messages still to be handled in this turn of the thread's loop (all links together),
+    /// and where the next turn starts among links with messages waiting.
+    var linkTurnBudget = 0
+    var linkRotation = 0
 
     // MARK: - Opening and closing
 
@@ -201,7 +209,7 @@ public actor Connection {
 
     private func pollPlan() -> BusThread.PollPlan {
         var timeout: Int32 = -1
-        if let next = deadlines.peekDeadline {
+        if let next = [deadlines.peekDeadline, links.isEmpty ? nil : nextLinkDeadline()].compactMap({ $0 }).min() {
             let left = ContinuousClock.now.duration(to: next)
             let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
             timeout = Int32(clamping: max(0, ms))
@@ -209,11 +217,17 @@ public actor Connection {
         guard let conn = raw else { return .init(fd: -1, events: 0, timeout: timeout) }
         var events = Int16(POLLIN)
         if dbus_connection_has_messages_to_send(conn) != 0 { events |= Int16(POLLOUT) }
+        // Messages waiting in a link's inbox are handled next turn, without sleeping.
+        if links.values.contains(where: \.backlog) { timeout = 0 }
         return .init(fd: fd, events: events, timeout: timeout, extra: links.isEmpty ? [] : linkPollEntries())
     }
 
     private func ioReady(revents: Int16, extra: [pollfd]) {
+        // At most this many link messages are handled before the bus gets its turn, whatever
+        // the links send (8 links sending refused calls made a Get on the bus wait 8 s).
+        linkTurnBudget = PeerLink.messagesPerTurn
         for entry in extra where entry.revents != 0 { serviceLink(fd: entry.fd, revents: entry.revents) }
+        if !links.isEmpty { serviceLinkBacklogs(); expireLinks() }
         if let conn = raw {
             if revents != 0 { readAvailable(conn) }
             while let conn = raw, let m = dbus_connection_pop_message(conn) {

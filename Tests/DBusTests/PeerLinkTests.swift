@@ -121,7 +121,9 @@ struct PeerLinkTests {
     }
 
     func write(_ bytes: [UInt8], to fd: FileDescriptor) {
-        let n = bytes.withUnsafeBytes { Glibc.write(fd.rawValue, $0.baseAddress, $0.count) }
+        // MSG_NOSIGNAL: a link the other side closed (its deadline passed on a loaded machine)
+        // must fail the test, not kill the test process with SIGPIPE.
+        let n = bytes.withUnsafeBytes { send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         #expect(n == bytes.count)
     }
 
@@ -155,11 +157,25 @@ struct PeerLinkTests {
         var seen = ""
         let deadline = ContinuousClock.now + .seconds(10)
         while !seen.contains(expected) {
-            var p = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
-            guard ContinuousClock.now < deadline, poll(&p, 1, 10_000) > 0 else { break }
+            guard ContinuousClock.now < deadline, await Self.readable(fd, within: deadline) else { break }
             seen += readAvailable(fd)
         }
         return seen
+    }
+
+    /// Waits in poll() on a thread of its own, not on one of the cooperative pool's few: two
+    /// tests blocked there stalled every other test (and the links they had made ran past their
+    /// authentication deadline).
+    static func readable(_ fd: FileDescriptor, within deadline: ContinuousClock.Instant) async -> Bool {
+        let left = ContinuousClock.now.duration(to: deadline)
+        let ms = Int32(clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+        let raw = fd.rawValue
+        return await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+            Thread {
+                var p = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
+                done.resume(returning: poll(&p, 1, ms) > 0)
+            }.start()
+        }
     }
 
     static let authenticate = Array("\0AUTH EXTERNAL 30\r\nBEGIN\r\n".utf8)
