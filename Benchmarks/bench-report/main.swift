@@ -29,14 +29,14 @@ while let a = args.next() {
 
             Runs dbus-benchmark, daemon-benchmark, profiles-benchmark, hotspot-portal-sim benchmark,
             hotspot-stress load, hotspot-stress flood (hostile intake: huge unsolicited signals and
-            waiting polkit checks), hotspot-stress pages (Get while hostile portal pages are read), footprint-benchmark (the .deb `make deb` built: sizes, the packaged
+            waiting polkit checks), hotspot-stress pages (Get while hostile portal pages are read), hotspot-stress channels (stalled and flooding command channels), footprint-benchmark (the .deb `make deb` built: sizes, the packaged
             daemon's memory, idle wake-ups and start time) and hotspot-stress soak (N cycles, default
             100; 0 skips it), each with --tsv, and prints their figures in one table: value, the
             baseline measured in the same run, the ratio and the goal. --quick runs smaller
             workloads. dbus-benchmark and daemon-benchmark, whose figures are ratios to a baseline
             of the same run, run N times (default 3): their rows show the median with the minimum
             and maximum, so a figure's noise is visible. NAME is one of dbus, daemon, profiles,
-            portal-sim, load, flood, pages, footprint, soak.
+            portal-sim, load, flood, pages, channels, footprint, soak.
             """)
         exit(0)
     default:
@@ -55,6 +55,7 @@ var runs: [(String, Run)] = [
     ("load", Run(name: "hotspot-stress", arguments: ["load"] + (quick ? ["--bursts", "5", "--helpers", "100", "--joins", "10"] : []))),
     ("flood", Run(name: "hotspot-stress", arguments: ["flood"] + (quick ? ["--signals", "5"] : []))),
     ("pages", Run(name: "hotspot-stress", arguments: ["pages"] + (quick ? ["--seconds", "5"] : []))),
+    ("channels", Run(name: "hotspot-stress", arguments: ["channels"])),
     ("footprint", Run(name: "footprint-benchmark", arguments: quick ? ["--idle-seconds", "3"] : [])),
 ]
 if soakCycles > 0 { runs.append(("soak", Run(name: "hotspot-stress", arguments: ["soak", "--cycles", "\(soakCycles)"]))) }
