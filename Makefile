@@ -1,12 +1,13 @@
 # Hotspot Helper for Linux — common tasks. `make help` lists them.
 SWIFT ?= swift
 
-.PHONY: help deps build test bench bench-hops demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench order-file
+.PHONY: help deps build test test-fallback bench bench-hops demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench order-file
 
 help:
 	@echo "make deps    install the Debian packages the build and the tests need (root)"
 	@echo "make build   build everything (debug)"
 	@echo "make test    run the whole test suite (unit, private-bus and mock NetworkManager tests, the release .deb: signals, ICU, lintian; then the lab)"
+	@echo "make test-fallback  the Swift tests built with the platform's executor instead of the programs' own (CI runs both)"
 	@echo "make lab     the real-NetworkManager lab: QEMU guests, simulated radios, real NM (root; docs/LAB.md)"
 	@echo "make lab-bench  the lab's figures: ACTIVATED -> signed in -> connectivity full, with and without 50 ms netem"
 	@echo "make demo    the daemon against a simulated NetworkManager and an example helper, live"
@@ -37,6 +38,12 @@ test: deps
 	.build/debug/hotspot-fuzz --seconds $${FUZZ_SECONDS:-3}
 	SWIFT=$(SWIFT) ./scripts/swift-test.sh
 	./Tests/Lab/run-lab
+
+# The programs' own global executor is a build-time option (the CustomGlobalExecutor trait, on by
+# default): the same tests built without it, on the platform's executor.
+test-fallback: deps
+	$(SWIFT) build --build-tests --disable-default-traits --scratch-path .build-fallback
+	SWIFT="$(SWIFT)" SWIFT_TEST_LOG=.build-fallback/swift-test.log ./scripts/swift-test.sh --disable-default-traits --scratch-path .build-fallback
 
 fuzz: deps
 	$(SWIFT) build --product hotspot-fuzz
@@ -86,11 +93,13 @@ bench-report: deps deb
 	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH)
 	$(BENCH_SCRATCH)/release/bench-report --soak-cycles $(SOAK_CYCLES)
 
+# DEMO_SCRATCH: the build directory; CI gives it one of its own, so the demo is built from
+# nothing, as on a fresh clone, and a program it needs but does not build cannot hide.
+DEMO_SCRATCH ?= .build
+DEMO_PRODUCTS = hotspot-helperd hotspot-example-helper hotspot-portal-sim hotspot-demo
 demo: deps
-	$(SWIFT) build --product hotspot-helperd
-	$(SWIFT) build --product hotspot-example-helper
-	$(SWIFT) build --product hotspot-demo
-	.build/debug/hotspot-demo
+	for p in $(DEMO_PRODUCTS); do $(SWIFT) build --scratch-path $(DEMO_SCRATCH) --product $$p || exit 1; done
+	$(DEMO_SCRATCH)/debug/hotspot-demo
 
 clean:
 	$(SWIFT) package clean
@@ -110,6 +119,8 @@ SYSTEMDSYSTEMUNITDIR ?= /lib/systemd/system
 SYSTEMDUSERUNITDIR ?= $(PREFIX)/lib/systemd/user
 DBUSDIR ?= $(DATADIR)/dbus-1
 POLKITDIR ?= $(DATADIR)/polkit-1/actions
+# NetworkManager's own pre-up dispatcher directory for packages (it also reads /etc's).
+NMDISPATCHERDIR ?= $(PREFIX)/lib/NetworkManager/dispatcher.d
 RELEASE_SCRATCH ?= .build-release
 BUILT_PRODUCTS ?= $(RELEASE_SCRATCH)/release
 DEB_DIR ?= debian-build
@@ -152,6 +163,8 @@ release:
 	  mkdir -p "$(STATIC_CXX_DIR)" && ln -sfn "$$archive" "$(STATIC_CXX_DIR)/libstdc++.a"
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH) --product $(MULTICALL) \
 	  $(HARDENING_LDFLAGS) $(LAYOUT_FLAGS) $(ORDER_FLAGS) $(RELEASE_EXTRA_FLAGS)
+	@# The order only saves memory: a stale one is a warning, never a failure.
+	@if [ -n "$(ORDER_FILE)" ]; then /usr/bin/python3 Tools/link-order/check $(RELEASE_SCRATCH)/release/$(MULTICALL) $(ORDER_FILE); fi
 
 # The link order: a release build without one and with lld's map, the daemon run under callgrind
 # idle, soaking and joining (Tools/link-order/generate), and ORDER_FILE rewritten; then four times the
@@ -182,6 +195,7 @@ install: $(if $(SKIP_BUILD),,release)
 	$(INSTALL) -D -m 0644 dbus/$(BUS_NAME).xml $(DESTDIR)$(DBUSDIR)/interfaces/$(BUS_NAME).xml
 	$(INSTALL) -D -m 0644 packaging/$(BUS_NAME).policy $(DESTDIR)$(POLKITDIR)/$(BUS_NAME).policy
 	$(INSTALL) -D -m 0644 packaging/hotspot-helperd.service $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/hotspot-helperd.service
+	$(INSTALL) -D -m 0755 packaging/networkmanager/90-hotspot-helper $(DESTDIR)$(NMDISPATCHERDIR)/pre-up.d/90-hotspot-helper
 	$(INSTALL) -D -m 0644 packaging/hotspot-helper-agent.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/hotspot-helper-agent.service
 	$(INSTALL) -D -m 0644 packaging/hotspot-helper-agent.desktop $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hotspot-helper-agent.desktop
 	$(INSTALL) -D -m 0644 packaging/hotspot-helperd.conf $(DESTDIR)$(SYSCONFDIR)/hotspot-helper/hotspot-helperd.conf
@@ -207,6 +221,7 @@ uninstall:
 	  $(DESTDIR)$(DBUSDIR)/system.d/$(BUS_NAME).conf $(DESTDIR)$(DBUSDIR)/system-services/$(BUS_NAME).service \
 	  $(DESTDIR)$(DBUSDIR)/interfaces/$(BUS_NAME).xml $(DESTDIR)$(POLKITDIR)/$(BUS_NAME).policy \
 	  $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/hotspot-helperd.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/hotspot-helper-agent.service \
+	  $(DESTDIR)$(NMDISPATCHERDIR)/pre-up.d/90-hotspot-helper \
 	  $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hotspot-helper-agent.desktop \
 	  $(DESTDIR)$(MANDIR)/man1/hotspotctl.1.gz $(DESTDIR)$(MANDIR)/man1/hotspot-helper-agent.1.gz $(DESTDIR)$(MANDIR)/man8/hotspot-helperd.8.gz \
 	  $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl \
@@ -219,3 +234,7 @@ uninstall:
 deb: $(if $(SKIP_BUILD),,release)
 	VERSION=$(VERSION) DEB_DIR=$(DEB_DIR) DEB_COMPRESS=$(DEB_COMPRESS) BUILT_PRODUCTS=$(BUILT_PRODUCTS) \
 	  ./scripts/build-deb.sh
+	$(MAKE) --no-print-directory shell-extension-deb
+
+# The GNOME Shell extension's package, built by `make deb` beside hotspot-helper's.
+include packaging/gnome-shell-extension/extension.mk

@@ -32,6 +32,15 @@ let package = Package(
         .executable(name: "hotspot-stress", targets: ["hotspot-stress"]),
         .executable(name: "bench-report", targets: ["bench-report"]),
     ],
+    // CustomGlobalExecutor (on by default): the programs run their tasks on ProgramSupport's
+    // pool, which sleeps when idle, instead of libdispatch's, which wakes every second. It is
+    // installed through a toolchain interface that is not yet stable, so it is also limited to the
+    // Swift versions it was written for; `swift build --disable-default-traits` builds the
+    // platform's executor instead (CI tests both; docs/ARCHITECTURE.md says what it costs).
+    traits: [
+        .trait(name: "CustomGlobalExecutor", description: "ProgramSupport's global executor: no idle wake-ups"),
+        .default(enabledTraits: ["CustomGlobalExecutor"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -50,7 +59,7 @@ let package = Package(
         .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"])]),
 
         // The typed D-Bus layer: the only module that touches libdbus.
-        .target(name: "DBus", dependencies: ["CDBus", "CExecutor"], swiftSettings: strict),
+        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
 
         // The hotspot state machine, arbitration, cache and timers: pure, no I/O.
         .target(name: "HotspotCore", swiftSettings: strict),
@@ -113,7 +122,7 @@ let package = Package(
         // Desktop and distribution (issue 6): a client of the daemon's D-Bus API shared by
         // hotspotctl and the session agent, the two executables, and their tests (which also
         // check the installed tree, the units and the bus policy).
-        .target(name: "HotspotClient", dependencies: ["DBus", "HotspotProtocol"], swiftSettings: strict),
+        .target(name: "HotspotClient", dependencies: ["DBus", "HotspotCore", "HotspotProtocol"], swiftSettings: strict),
         // Each program is a library (its command and the code only it uses) and a one-line
         // executable; the multi-call binary links all three, so the Swift runtime ships once.
         // ProgramSupport: the ServiceGroup every program runs in, and writing to stderr.
@@ -124,9 +133,9 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], swiftSettings: strict),
+        ], swiftSettings: strict + [.define("HOTSPOT_CUSTOM_GLOBAL_EXECUTOR", .when(traits: ["CustomGlobalExecutor"]))]),
         .target(name: "HotspotCtlCommand", dependencies: [
-            "HotspotClient", "DBus", "HotspotProtocol", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "HotspotClient", "DBus", "HotspotCore", "HotspotProtocol", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .target(name: "HotspotAgentCommand", dependencies: [
             "HotspotClient", "DBus", "HotspotProtocol", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -26,6 +26,9 @@ packages=(
   desktop-file-utils   # desktop-file-validate on the autostart entry
   dpkg-dev             # dpkg-shlibdeps for the .deb's dependencies
   lintian              # the .deb checked as Debian checks packages
+  gnome-shell          # GNOME Shell 43, run headless to test the Shell extension (pulls mutter, gjs, and WebKit for its Hotspot Login window)
+  fonts-cantarell      # Shell's own font, so its menus are laid out and screenshotted as users see them
+  adwaita-icon-theme   # the icons in Shell's Wi-Fi menu
 )
 
 missing=()

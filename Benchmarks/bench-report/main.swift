@@ -12,24 +12,31 @@ struct Run {
 
 var soakCycles = 100
 var quick = false
+/// Runs of each benchmark whose figures are ratios to a baseline of the same run (dbus, daemon): one
+/// run decides nothing (the join's ratio read 3.6× on a quiet machine and 7.2× on a loaded one).
+var repeats = 3
 var skip: Set<String> = []
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let a = args.next() {
     switch a {
     case "--soak-cycles": soakCycles = Int(args.next() ?? "") ?? soakCycles
     case "--quick": quick = true
+    case "--repeat": repeats = max(1, Int(args.next() ?? "") ?? repeats)
     case "--skip": skip.insert(args.next() ?? "")
     case "-h", "--help":
         say("""
-            usage: bench-report [--quick] [--soak-cycles N] [--skip NAME]...
+            usage: bench-report [--quick] [--repeat N] [--soak-cycles N] [--skip NAME]...
 
             Runs dbus-benchmark, daemon-benchmark, profiles-benchmark, hotspot-portal-sim benchmark,
             hotspot-stress load, hotspot-stress flood (hostile intake: huge unsolicited signals and
-            waiting polkit checks), footprint-benchmark (the .deb `make deb` built: sizes, the packaged
+            waiting polkit checks), hotspot-stress pages (Get while hostile portal pages are read), footprint-benchmark (the .deb `make deb` built: sizes, the packaged
             daemon's memory, idle wake-ups and start time) and hotspot-stress soak (N cycles, default
             100; 0 skips it), each with --tsv, and prints their figures in one table: value, the
             baseline measured in the same run, the ratio and the goal. --quick runs smaller
-            workloads. NAME is one of dbus, daemon, profiles, portal-sim, load, flood, footprint, soak.
+            workloads. dbus-benchmark and daemon-benchmark, whose figures are ratios to a baseline
+            of the same run, run N times (default 3): their rows show the median with the minimum
+            and maximum, so a figure's noise is visible. NAME is one of dbus, daemon, profiles,
+            portal-sim, load, flood, pages, footprint, soak.
             """)
         exit(0)
     default:
@@ -47,6 +54,7 @@ var runs: [(String, Run)] = [
     ("portal-sim", Run(name: "hotspot-portal-sim", arguments: ["benchmark"] + (quick ? ["--rounds", "3"] : []))),
     ("load", Run(name: "hotspot-stress", arguments: ["load"] + (quick ? ["--bursts", "5", "--helpers", "100", "--joins", "10"] : []))),
     ("flood", Run(name: "hotspot-stress", arguments: ["flood"] + (quick ? ["--signals", "5"] : []))),
+    ("pages", Run(name: "hotspot-stress", arguments: ["pages"] + (quick ? ["--seconds", "5"] : []))),
     ("footprint", Run(name: "footprint-benchmark", arguments: quick ? ["--idle-seconds", "3"] : [])),
 ]
 if soakCycles > 0 { runs.append(("soak", Run(name: "hotspot-stress", arguments: ["soak", "--cycles", "\(soakCycles)"]))) }
@@ -72,17 +80,41 @@ func run(_ r: Run) -> (status: Int32, lines: [Figure], other: [String]) {
     return (p.terminationStatus, figures, other)
 }
 
-var all: [Figure] = []
+/// One figure over several runs: the median run's value, with the spread of value and ratio.
+struct Row {
+    var figure: Figure
+    var values: [Double]
+    var ratios: [Double]
+}
+
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s.isEmpty ? .nan : (s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2)
+}
+
+var all: [Row] = []
 var failed: [String] = []
 let started = Date()
-for (_, r) in runs {
+for (key, r) in runs {
     let command = ([r.name] + r.arguments + ["--tsv"]).joined(separator: " ")
-    note("── \(command)")
-    let t0 = Date()
-    let result = run(r)
-    note(String(format: "── %@: exit %d, %d figures, %.0f s", r.name, result.status, result.lines.count, Date().timeIntervalSince(t0)))
-    all += result.lines
-    if result.status != 0 { failed.append("\(command) exited with status \(result.status)") }
+    let times = ["dbus", "daemon"].contains(key) ? repeats : 1
+    var rows: [Row] = []
+    for n in 1...times {
+        note("── \(command)\(times > 1 ? " (run \(n) of \(times))" : "")")
+        let t0 = Date()
+        let result = run(r)
+        note(String(format: "── %@: exit %d, %d figures, %.0f s", r.name, result.status, result.lines.count, Date().timeIntervalSince(t0)))
+        for f in result.lines {
+            if let i = rows.firstIndex(where: { $0.figure.name == f.name }) {
+                rows[i].values.append(f.value)
+                if let ratio = f.ratio { rows[i].ratios.append(ratio) }
+            } else {
+                rows.append(Row(figure: f, values: [f.value], ratios: f.ratio.map { [$0] } ?? []))
+            }
+        }
+        if result.status != 0 { failed.append("\(command) exited with status \(result.status)") }
+    }
+    all += rows
 }
 
 func cell(_ x: Double) -> String {
@@ -94,8 +126,14 @@ func cell(_ x: Double) -> String {
     return String(format: "%.3f", x)
 }
 func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(0, n - s.count)) }
-let rows = all.map { f -> [String] in
-    [f.name, cell(f.value) + " " + f.unit, f.baseline.map { cell($0) + " " + f.baselineUnit } ?? "", f.ratio.map { String(format: "%.2f×", $0) } ?? "", f.goal]
+func spread(_ xs: [Double], _ show: (Double) -> String) -> String {
+    guard xs.count > 1 else { return xs.first.map(show) ?? "" }
+    return "\(show(median(xs))) (\(show(xs.min()!))–\(show(xs.max()!)))"
+}
+let rows = all.map { r -> [String] in
+    let f = r.figure
+    return [f.name + (r.values.count > 1 ? " [median (min–max) of \(r.values.count)]" : ""), spread(r.values, cell) + " " + f.unit,
+            f.baseline.map { cell($0) + " " + f.baselineUnit } ?? "", spread(r.ratios) { String(format: "%.2f×", $0) }, f.goal]
 }
 let header = ["figure", "value", "baseline (same run)", "ratio", "goal"]
 let widths = (0..<5).map { i in ([header] + rows).map { $0[i].count }.max() ?? 0 }

@@ -9,10 +9,10 @@ import DBus
 import Foundation
 import ProgramSupport
 
-// The layer runs as the programs run it: tasks on the executor the programs install, hosted on
-// the connection's thread (Connection.hostGlobalJobs()), so a reply resumes its caller on the
-// thread that read it. On libdispatch's pool each reply woke a worker thread first, a cost the
-// programs do not pay (and blocking libdbus, the baseline, does not either).
+// The layer's calls are made from an actor that shares the connection's executor (`OnBusThread`),
+// so a reply resumes its caller on the thread that read it, as blocking libdbus (the baseline)
+// does; from the executor's workers each reply would wake another thread first, which measures
+// the thread hop rather than the layer.
 GlobalExecutor.install()
 
 /// --tsv: figures on stdout, everything else on stderr (read before the options, which may print).
@@ -58,7 +58,6 @@ let echoName: BusName = "org.example.BenchPeer"
 
 func serve(_ address: String) async throws {
     let c = try Connection(address: address)
-    _ = c.hostGlobalJobs()
     try await c.export([DBusInterface(echoInterface, methods: [
         DBusMethod("Echo", inputs: [DBusArgument("value", "s")], outputs: [DBusArgument("value", "s")]) { $0.body },
     ])], at: echoPath)
@@ -124,7 +123,19 @@ func measurePlain(address: String, destination: String, path: String, interface:
     return Figures(samples: samples, total: total)
 }
 
-func measureLayer(_ c: Connection, destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName, arg: String?, calls: Int, warmup: Int) async throws -> Figures {
+/// Runs on the connection's own thread (its serial executor), where replies are read.
+actor OnBusThread {
+    let c: Connection
+    init(_ c: Connection) { self.c = c }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { c.unownedExecutor }
+
+    func measure(destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName, arg: String?, calls: Int, warmup: Int) async throws -> Figures {
+        try await measureLayer(c, destination: destination, path: path, interface: interface, member: member, arg: arg, calls: calls, warmup: warmup)
+    }
+}
+
+func measureLayer(_ c: Connection, destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName, arg: String?, calls: Int, warmup: Int,
+                  isolation: isolated (any Actor)? = #isolation) async throws -> Figures {
     var samples: [Double] = []
     samples.reserveCapacity(calls)
     let clock = ContinuousClock()
@@ -158,9 +169,7 @@ guard await peer.waitForOutput(containing: "ready", timeout: .seconds(10)) else 
     exit(1)
 }
 let layer = try bus.connect()
-if !layer.hostGlobalJobs() {
-    say("note: the layer's tasks run on the platform's executor (\(GlobalExecutor.platformExecutorVariable) is set?): each reply wakes another thread first, which the figures include")
-}
+let onBusThread = OnBusThread(layer)
 let payload = String(repeating: "x", count: 64)
 say("Measuring \(options.calls) sequential calls per row (after \(options.warmup) warm-up calls)…\n")
 
@@ -186,20 +195,14 @@ rows.append(try await compare("Echo(s) to a peer", rounds: 10, plain: { n, w in
     measurePlain(address: bus.address, destination: echoName.rawValue, path: echoPath.rawValue, interface: echoInterface.rawValue,
                  member: "Echo", arg: payload, calls: n, warmup: w)
 }, layer: { n, w in
-    // The layer is called from a task off the main actor (whose executor is libdispatch's main
-    // queue), as the daemon's tasks call it.
-    try await Task.detached {
-        try await measureLayer(layer, destination: echoName, path: echoPath, interface: echoInterface, member: "Echo", arg: payload, calls: n, warmup: w)
-    }.value
+    try await onBusThread.measure(destination: echoName, path: echoPath, interface: echoInterface, member: "Echo", arg: payload, calls: n, warmup: w)
 }))
 rows.append(try await compare("Ping to the bus", rounds: 10, plain: { n, w in
     measurePlain(address: bus.address, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                  interface: "org.freedesktop.DBus.Peer", member: "Ping", arg: nil, calls: n, warmup: w)
 }, layer: { n, w in
-    try await Task.detached {
-        try await measureLayer(layer, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                               interface: "org.freedesktop.DBus.Peer", member: "Ping", arg: nil, calls: n, warmup: w)
-    }.value
+    try await onBusThread.measure(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                  interface: "org.freedesktop.DBus.Peer", member: "Ping", arg: nil, calls: n, warmup: w)
 }))
 
 func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }

@@ -17,7 +17,7 @@ struct HotspotStress: AsyncParsableCommand {
         matches NetworkManager's after each cycle. hotspot-helperd and hotspot-portal-sim are \
         taken from beside this program. Exit status 1 when a check fails.
         """,
-        subcommands: [Load.self, Soak.Command.self, FloodCommand.self])
+        subcommands: [Load.self, Soak.Command.self, FloodCommand.self, PagesCommand.self])
 }
 
 struct Output: ParsableArguments {

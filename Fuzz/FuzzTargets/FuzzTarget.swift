@@ -130,14 +130,19 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
             if let r = RegistrationFuzzEntry.accepted(options, uid: uid) {
                 Self.acceptedRegistrations.add(1, ordering: .relaxed)
-                precondition(!r.displayName.isEmpty && r.displayName.count <= RegistrationFuzzEntry.maximumDisplayNameLength, "DisplayName past its bound")
+                // Bounds in Unicode scalars and bytes: a Character can hold any number of scalars.
+                precondition(!r.displayName.isEmpty && r.displayName.unicodeScalars.count <= RegistrationFuzzEntry.maximumDisplayNameLength
+                             && r.displayName.utf8.count <= 4 * RegistrationFuzzEntry.maximumDisplayNameLength, "DisplayName past its bound")
+                precondition(NameFolding.key(r.displayName) != NameFolding.key("Known Networks"), "a built-in helper's name was registered")
                 precondition(r.identifier.utf8.count <= RegistrationFuzzEntry.maximumIdentifierLength, "Identifier past its bound")
                 precondition(!r.identifier.hasPrefix("builtin."), "a built-in identifier was registered over the bus")
                 precondition(uid == 0 || r.purpose != nil, "a non-root helper registered without a purpose")
                 for text in [r.displayName, r.identifier, r.purpose ?? ""] {
                     precondition(!text.unicodeScalars.contains(where: UntrustedText.needsEscape), "control characters accepted in RegisterHelper")
                 }
-                precondition((r.purpose?.count ?? 0) <= RegistrationFuzzEntry.maximumPurposeLength, "Purpose past its bound")
+                precondition(UntrustedText.isPlain(r.displayName) && UntrustedText.isPlain(r.purpose ?? ""), "a combining stack accepted in RegisterHelper")
+                precondition((r.purpose?.unicodeScalars.count ?? 0) <= RegistrationFuzzEntry.maximumPurposeLength
+                             && (r.purpose?.utf8.count ?? 0) <= 4 * RegistrationFuzzEntry.maximumPurposeLength, "Purpose past its bound")
             }
         case .untrustedText:
             var input = FuzzInput(bytes)
@@ -145,8 +150,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let text = String(decoding: input.rest(), as: UTF8.self)
             Self.checkSafe(UntrustedText.forLog(text, limit: limit), limit: limit, what: "UntrustedText.forLog")
         case .htmlForm:
-            let forms = HTMLFormReader.forms(in: bytes)
-            for form in forms {
+            // The work budget per input: a reading that runs out of it did more than linear work
+            // (the reader gives up, so the daemon is safe, but the fuzz run fails on it).
+            let reading = HTMLFormReader.read(bytes)
+            precondition(!reading.exhausted && reading.work <= reading.budget,
+                         "the form reader used \(reading.work) node visits on \(bytes.count) bytes (budget \(reading.budget)): more than linear work")
+            for form in reading.forms {
                 _ = form.isClickThrough
                 for c in form.controls { _ = c.name }
             }
@@ -187,6 +196,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `limit` characters kept (an escape counts as one) plus the "…(+N more)" note.
     static func checkSafe(_ text: String, limit: Int, what: String) {
         precondition(!text.unicodeScalars.contains(where: UntrustedText.needsEscape), "\(what) let a control character through")
+        precondition(UntrustedText.longestCombiningRun(text) <= UntrustedText.maximumCombiningRun, "\(what) let a long run of combining marks through")
         let kept = text.firstRange(of: "…(+").map { text[..<$0.lowerBound] } ?? text[...]
         // Each kept character is at most one escape (`\u{10FFFF}` is 10 scalars).
         precondition(kept.unicodeScalars.count <= limit * 10, "\(what) kept more than \(limit) characters")
@@ -261,7 +271,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let uri = Array("https://capport.lab/api/captive".utf8)
             return [reply([114, UInt8(uri.count)] + uri), reply([])]
         case .registerHelper, .untrustedText:
-            return [Array("\u{1}\u{5}\u{0}\u{2}Cafe\u{1}Purpose".utf8), [2, 3, 1, 0, 9, 2, 4, 1, 1], Array("Free\u{202E}iFW\nline two\u{1B}[2J".utf8)]
+            return [Array("\u{1}\u{5}\u{0}\u{2}Cafe\u{1}Purpose".utf8), [2, 3, 1, 0, 9, 2, 4, 1, 1], Array("Free\u{202E}iFW\nline two\u{1B}[2J".utf8),
+                    Array(("Known\u{200B}Net\u{061C}works e" + String(repeating: "\u{301}", count: 40)).utf8)]
         case .htmlForm:
             return [Array("""
             <html><body><script>document.write('<input name="trap">')</script><!-- <form action="/x"> -->
@@ -271,6 +282,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             <textarea name="note">hi</textarea><input name="off" disabled><button name="go" value="1">Go</button></form>
             <template><form action="/t"></form></template></body></html>
             """.utf8),
+                    // The shapes that cost quadratic work: one label around many inputs, many
+                    // checkboxes before many elements without text, checkboxes nested in spans.
+                    Array(("<form method=post><label>I accept " + String(repeating: "<input>", count: 600) + "</label></form>").utf8),
+                    Array(("<form>" + String(repeating: "<input type=checkbox>", count: 300) + String(repeating: "<span></span>", count: 300)
+                           + String(repeating: "<span><input type=checkbox>", count: 200) + "</form>").utf8),
             // A chain: mode 1 (form), not online, three pages: a GET terms form, a POST form with
             // the profile's fields, a meta refresh.
             [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 90]

@@ -12,6 +12,13 @@ import CLazyLibraries
 /// (as browsers do for `<form>` opened in a table and closed by the parser) to the last form opened
 /// before them. Bounded: at most `maxForms` forms, `maxControls` controls per form, values cut at
 /// `maxValueBytes`.
+///
+/// The work is linear in the page and capped: every node visited counts against a budget of
+/// `workPerByte` visits per byte of the page (plus `workAllowance`), a text (a label's, the words after
+/// a checkbox, an option's) is read from at most `maxTextNodes` nodes, and a label's text is read once
+/// however many controls it holds. A page of one `<label>` around thousands of `<input>`s used to
+/// read the label again for each input (quadratic: seconds of the daemon's thread for 64 KiB). A
+/// page that uses the budget up has no form this reader vouches for: `forms(in:)` returns none.
 public enum HTMLFormReader {
     /// Forms kept per page.
     public static let maxForms = 32
@@ -19,25 +26,68 @@ public enum HTMLFormReader {
     public static let maxControls = 256
     /// Bytes kept of any value or label.
     public static let maxValueBytes = 4096
+    /// Nodes one text is read from (a label, the words after a checkbox, an option).
+    public static let maxTextNodes = 128
+    /// Node visits allowed per byte of the page. Each node costs at least a byte, and each text
+    /// read (≤ `maxTextNodes` visits) belongs to an element of at least seven bytes, so a linear
+    /// reading stays well inside; a regression to per-control walks of a shared label does not.
+    public static let workPerByte = 24
+    /// Node visits allowed besides `workPerByte` (the nodes libxml2 implies in a tiny page).
+    public static let workAllowance = 4096
+
+    /// What reading a page found and cost.
+    public struct Reading: Sendable {
+        /// The forms, in page order (none when the budget ran out).
+        public var forms: [HTMLForm]
+        /// Node visits spent.
+        public var work: Int
+        /// Node visits the page was allowed (`workPerByte` × bytes + `workAllowance`).
+        public var budget: Int
+        /// The budget ran out before the page was read.
+        public var exhausted: Bool
+    }
+
+    /// A count of node visits against a limit.
+    struct Work {
+        let limit: Int
+        var done = 0
+        var exhausted: Bool { done > limit }
+        /// Counts one visit; false once the limit is passed.
+        mutating func spend() -> Bool {
+            done += 1
+            return done <= limit
+        }
+    }
 
     /// Why pages cannot be read (libxml2, loaded when first used, could not be loaded: its
     /// soname, the reason and the package to install), or nil.
     public static var unavailableReason: String? { hh_xml_load_error().map { String(cString: $0) } }
 
-    /// The forms of `html` (UTF-8 bytes), in page order.
-    public static func forms(in html: [UInt8]) -> [HTMLForm] {
-        guard !html.isEmpty, html.count < Int(Int32.max) else { return [] }
+    /// The forms of `html` (UTF-8 bytes), in page order; none for a page that uses up its budget.
+    public static func forms(in html: [UInt8]) -> [HTMLForm] { read(html).forms }
+
+    /// The node visits a page of `bytes` bytes is allowed.
+    public static func budget(forBytes bytes: Int) -> Int { workAllowance + workPerByte * bytes }
+
+    /// Reads `html` (UTF-8 bytes): its forms and the work it cost.
+    public static func read(_ html: [UInt8]) -> Reading { read(html, budget: budget(forBytes: html.count)) }
+
+    static func read(_ html: [UInt8], budget: Int) -> Reading {
+        guard !html.isEmpty, html.count < Int(Int32.max) / workPerByte else {
+            return Reading(forms: [], work: 0, budget: budget, exhausted: false)
+        }
         let doc = html.withUnsafeBufferPointer { buf in
             buf.withMemoryRebound(to: CChar.self) { chars in
                 htmlReadMemory(chars.baseAddress, Int32(chars.count), "portal.html", "UTF-8", hotspot_html_options())
             }
         }
-        guard let doc else { return [] }
+        guard let doc else { return Reading(forms: [], work: 0, budget: budget, exhausted: false) }
         defer { xmlFreeDoc(doc) }
-        guard let root = xmlDocGetRootElement(doc) else { return [] }
-        var walk = Walk()
+        guard let root = xmlDocGetRootElement(doc) else { return Reading(forms: [], work: 0, budget: budget, exhausted: false) }
+        var walk = Walk(work: Work(limit: budget))
         walk.run(root)
-        return walk.result()
+        let exhausted = walk.work.exhausted
+        return Reading(forms: exhausted ? [] : walk.result(), work: walk.work.done, budget: budget, exhausted: exhausted)
     }
 
     /// The forms of `html`.
@@ -55,11 +105,16 @@ public enum HTMLFormReader {
         var formIDs: [String: Int] = [:]
         var found: [Found] = []
         var labels: [String: String] = [:]
+        var work: Work
+        /// Each `<label>`'s text, read once however many controls it holds.
+        var labelTexts: [xmlNodePtr: String] = [:]
+
+        init(work: Work) { self.work = work }
 
         mutating func run(_ root: xmlNodePtr) {
             // (node, owning form, inside a disabled fieldset)
             var stack: [(xmlNodePtr, Int?, Bool)] = [(root, nil, false)]
-            while let (node, owner, disabledSet) = stack.popLast() {
+            while let (node, owner, disabledSet) = stack.popLast(), work.spend() {
                 guard node.pointee.type == XML_ELEMENT_NODE else { continue }
                 let tag = HTMLFormReader.name(node)
                 var childOwner = owner
@@ -81,7 +136,7 @@ public enum HTMLFormReader {
                     control(node, tag: tag, owner: owner, disabledSet: disabledSet)
                 case "label":
                     if let target = HTMLFormReader.attribute(node, "for"), labels[target] == nil {
-                        labels[target] = HTMLFormReader.text(node)
+                        labels[target] = labelText(node)
                     }
                 default:
                     break
@@ -107,8 +162,8 @@ public enum HTMLFormReader {
             switch tag {
             case "input":
                 let type = (HTMLFormReader.attribute(node, "type") ?? "text").lowercased()
-                var label = HTMLFormReader.enclosingLabel(node)
-                if label.isEmpty && (type == "checkbox" || type == "radio") { label = HTMLFormReader.followingText(node) }
+                var label = enclosingLabel(node)
+                if label.isEmpty && (type == "checkbox" || type == "radio") { label = HTMLFormReader.followingText(node, &work) }
                 controls.append(HTMLForm.Control(name: name, type: type, value: HTMLFormReader.attribute(node, "value") ?? "",
                                                  checked: HTMLFormReader.has(node, "checked"), required: required,
                                                  disabled: disabled, label: label, id: id))
@@ -120,7 +175,7 @@ public enum HTMLFormReader {
                 controls.append(HTMLForm.Control(name: name, type: "textarea", value: HTMLFormReader.rawText(node), required: required,
                                                  disabled: disabled, id: id))
             case "select":
-                let options = HTMLFormReader.options(node)
+                let options = HTMLFormReader.options(node, &work)
                 let multiple = HTMLFormReader.has(node, "multiple")
                 var chosen = options.filter { $0.selected && !$0.disabled }
                 if chosen.isEmpty && !multiple, let first = options.first(where: { !$0.disabled }) { chosen = [first] }
@@ -137,6 +192,26 @@ public enum HTMLFormReader {
             for c in controls {
                 found.append(Found(control: c, owner: implicitOwner, formAttribute: formAttribute, labelFor: id))
             }
+        }
+
+        /// The text of `label`, read the first time it is asked for.
+        mutating func labelText(_ label: xmlNodePtr) -> String {
+            if let known = labelTexts[label] { return known }
+            let text = HTMLFormReader.text(label, &work)
+            labelTexts[label] = text
+            return text
+        }
+
+        /// The text of the `<label>` around `node`.
+        mutating func enclosingLabel(_ node: xmlNodePtr) -> String {
+            var p = node.pointee.parent
+            var depth = 0
+            while let parent = p, parent.pointee.type == XML_ELEMENT_NODE, depth < 8, work.spend() {
+                if HTMLFormReader.name(parent) == "label" { return labelText(parent) }
+                p = parent.pointee.parent
+                depth += 1
+            }
+            return ""
         }
 
         func result() -> [HTMLForm] {
@@ -169,24 +244,30 @@ public enum HTMLFormReader {
         return capped(String(cString: raw))
     }
 
-    /// The text inside `node`, without script or style, whitespace collapsed.
-    static func text(_ node: xmlNodePtr) -> String {
+    /// The text inside `node`, without script or style, whitespace collapsed: read from at most
+    /// `maxTextNodes` nodes, each counted in `work`.
+    static func text(_ node: xmlNodePtr, _ work: inout Work) -> String {
         var out = ""
-        var stack: [xmlNodePtr] = []
-        var child = node.pointee.children
-        while let c = child { stack.append(c); child = c.pointee.next }
-        stack.reverse()
-        while let n = stack.popLast(), out.utf8.count < maxValueBytes {
+        var visited = 0
+        // Document order without gathering a node's children first (a label can hold thousands):
+        // `next` is the node to visit, `resume` the siblings to come back to.
+        var next = node.pointee.children
+        var resume: [xmlNodePtr] = []
+        while out.utf8.count < maxValueBytes, visited < maxTextNodes {
+            guard let n = next ?? resume.popLast() else { break }
+            guard work.spend() else { break }
+            visited += 1
+            next = n.pointee.next
             switch n.pointee.type {
             case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
                 if let content = n.pointee.content { out += String(cString: content) + " " }
             case XML_ELEMENT_NODE:
                 let tag = name(n)
                 if tag == "script" || tag == "style" || tag == "template" { continue }
-                var kids: [xmlNodePtr] = []
-                var k = n.pointee.children
-                while let c = k { kids.append(c); k = c.pointee.next }
-                stack.append(contentsOf: kids.reversed())
+                if let child = n.pointee.children {
+                    if let after = next { resume.append(after) }
+                    next = child
+                }
             default:
                 continue
             }
@@ -203,27 +284,18 @@ public enum HTMLFormReader {
         return capped(s)
     }
 
-    /// The text of the `<label>` around `node`.
-    static func enclosingLabel(_ node: xmlNodePtr) -> String {
-        var p = node.pointee.parent
-        var depth = 0
-        while let parent = p, parent.pointee.type == XML_ELEMENT_NODE, depth < 8 {
-            if name(parent) == "label" { return text(parent) }
-            p = parent.pointee.parent
-            depth += 1
-        }
-        return ""
-    }
-
-    /// The text right after a checkbox (`<input type=checkbox> I accept the terms`), up to the next control.
-    static func followingText(_ node: xmlNodePtr) -> String {
+    /// The text right after a checkbox (`<input type=checkbox> I accept the terms`), up to the next
+    /// control, from at most `maxTextNodes` siblings.
+    static func followingText(_ node: xmlNodePtr, _ work: inout Work) -> String {
         var out = ""
         var n = node.pointee.next
-        while let s = n, out.utf8.count < 200 {
+        var visited = 0
+        while let s = n, out.utf8.count < 200, visited < maxTextNodes, work.spend() {
+            visited += 1
             if s.pointee.type == XML_ELEMENT_NODE {
                 let tag = name(s)
                 if ["input", "select", "textarea", "button", "br", "p", "div", "form"].contains(tag) { break }
-                out += text(s) + " "
+                out += text(s, &work) + " "
             } else if s.pointee.type == XML_TEXT_NODE, let content = s.pointee.content {
                 out += String(cString: content) + " "
             }
@@ -239,15 +311,15 @@ public enum HTMLFormReader {
     }
 
     /// A select's options (also those inside optgroups), in order.
-    static func options(_ select: xmlNodePtr) -> [Option] {
+    static func options(_ select: xmlNodePtr, _ work: inout Work) -> [Option] {
         var out: [Option] = []
         func visit(_ parent: xmlNodePtr, disabledGroup: Bool) {
             var child = parent.pointee.children
-            while let c = child, out.count < maxControls {
+            while let c = child, out.count < maxControls, work.spend() {
                 if c.pointee.type == XML_ELEMENT_NODE {
                     switch name(c) {
                     case "option":
-                        out.append(Option(value: attribute(c, "value") ?? text(c), selected: has(c, "selected"),
+                        out.append(Option(value: attribute(c, "value") ?? text(c, &work), selected: has(c, "selected"),
                                           disabled: disabledGroup || has(c, "disabled")))
                     case "optgroup":
                         visit(c, disabledGroup: disabledGroup || has(c, "disabled"))

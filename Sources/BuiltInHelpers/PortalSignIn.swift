@@ -49,7 +49,7 @@ public struct PortalSignIn: Sendable {
         await capport(apiURL: apiURL, interface: interface, verdict: verdict, extending: true)
     }
 
-    /// A profile with credentials but no `login-hosts=` sends none (issue 14).
+    /// A profile with credentials but no `login-hosts=` sends none.
     static let noLoginHosts = SignInOutcome.needsUser(
         "the profile has credentials but no login-hosts=, so none were sent; add login-hosts= naming the portal's sign-in hosts (docs/CONNECTIVITY.md)")
 

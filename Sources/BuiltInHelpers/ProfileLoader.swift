@@ -48,8 +48,12 @@ public struct ProfileSet: Sendable {
 /// ```
 /// Key files have no inline comments: `ssid=CityFree  # note` makes the SSID "CityFree  # note".
 /// Such a value is loaded as written and reported in ``ProfileSet/warnings``.
-/// A file holding a secret must be mode 0600 (and owned by root when the daemon runs as root), or
-/// it is refused. A broken profile is reported with its file and line; the others still load.
+/// Who may change a profile decides which network gets which password, so the directory and every
+/// file must be owned by root (when the daemon runs as root) and not writable by group or others,
+/// or they are refused with the reason and the fix; a file holding a secret must also be mode 0600.
+/// A refused file contributes no profile, so it never shadows another: which profile wins an SSID
+/// is decided among the files that were accepted (``ProfileIndex``: files in name order, the first
+/// profile for an exact SSID or prefix wins, exact beats prefix, the longest prefix wins). A broken profile is reported with its file and line; the others still load.
 /// Messages never quote the file's content (a broken line may hold a secret): they name the file,
 /// the line and what is wrong. A file is opened without following a symbolic link and must be a
 /// regular file of at most `maximumFileSize` bytes; a FIFO or device is refused without blocking.
@@ -64,6 +68,9 @@ public enum ProfileLoader {
 
     /// Loads every `*.conf` in `directory`, in name order. A missing directory is no profiles.
     public static func load(directory: String, requireRootOwner: Bool = geteuid() == 0) -> ProfileSet {
+        if let refusal = directoryProblem(directory, requireRootOwner: requireRootOwner) {
+            return ProfileSet(problems: [refusal])
+        }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
             return ProfileSet()
         }
@@ -92,6 +99,10 @@ public enum ProfileLoader {
             contents = c
         } catch {
             return ([], ["profile refused: \(error.message); it is skipped"], [])
+        }
+        // Before the content is read: what someone other than root could change does not count.
+        if let refusal = ownershipProblem(path: path, mode: contents.mode, owner: contents.owner, requireRootOwner: requireRootOwner) {
+            return ([], [refusal], [])
         }
         // Read as text (bytes that are not UTF-8 become U+FFFD), as GKeyFile was given it.
         let file: KeyFile
@@ -133,6 +144,42 @@ public enum ProfileLoader {
             return ([], [refusal], warnings)
         }
         return (profiles, problems, warnings)
+    }
+
+    /// Why the profiles directory may not be trusted (owned by another user than root when the
+    /// daemon runs as root, or writable by group or others: whoever can write it can add a profile
+    /// or replace root's), or nil. A directory that does not exist holds no profiles.
+    static func directoryProblem(_ directory: String, requireRootOwner: Bool) -> String? {
+        var st = stat()
+        guard stat(directory, &st) == 0 else { return nil }
+        let mode = UInt32(st.st_mode) & 0o7777
+        guard UInt32(st.st_mode) & UInt32(S_IFMT) == UInt32(S_IFDIR) else {
+            return "profiles directory \(directory) is not a directory; no profile is loaded. Fix: make it a directory owned by root, mode 755"
+        }
+        if requireRootOwner && st.st_uid != 0 {
+            return "profiles directory \(directory) is owned by uid \(st.st_uid), not root, so that user could add or replace profiles; "
+                + "every profile in it is REFUSED. Fix: chown root:root \(directory)"
+        }
+        if mode & 0o022 != 0 {
+            return "profiles directory \(directory) is mode \(String(mode & 0o777, radix: 8).leftPadded(to: 4)), writable by group or others, "
+                + "so they could add or replace profiles; every profile in it is REFUSED. Fix: chmod go-w \(directory)"
+        }
+        return nil
+    }
+
+    /// Why a profile file may not be used whatever it holds (owned by another user than root when
+    /// the daemon runs as root, or writable by group or others), or nil.
+    static func ownershipProblem(path: String, mode fileMode: UInt32, owner: UInt32, requireRootOwner: Bool) -> String? {
+        let mode = fileMode & 0o777
+        if requireRootOwner && owner != 0 {
+            return "profile \(path): is owned by uid \(owner), not root, so that user could change which networks it names; it is REFUSED. "
+                + "Fix: chown root:root \(path)"
+        }
+        if mode & 0o022 != 0 {
+            return "profile \(path): is mode \(String(mode, radix: 8).leftPadded(to: 4)), writable by group or others; it is REFUSED. "
+                + "Fix: chmod go-w \(path)"
+        }
+        return nil
     }
 
     /// Why a file holding secrets may not be used, or nil when its owner and mode are safe.
@@ -184,7 +231,11 @@ public enum ProfileLoader {
             confidence = parsed
         }
         let displayName = value("display-name") ?? group
-        guard !displayName.isEmpty, displayName.count <= 64 else { return fail("display-name", "display-name must have 1 to 64 characters") }
+        // The bound helpers' answers are held to (WireResponse.displayNameBound).
+        let nameBound = TextBound(scalars: 64)
+        guard !displayName.isEmpty, nameBound.admits(displayName), UntrustedText.isPlain(displayName) else {
+            return fail("display-name", "display-name must be 1 to 64 characters (\(nameBound)), without control or format characters")
+        }
         var password: Password?
         if let p = value("password") {
             guard (8...63).contains(p.utf8.count) || (p.utf8.count == 64 && p.allSatisfy(\.isHexDigit)) else {

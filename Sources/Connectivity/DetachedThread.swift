@@ -4,10 +4,8 @@ import Glibc
 #endif
 
 /// A detached POSIX thread running one closure: what blocking work runs on (a libcurl transfer,
-/// a DHCP exchange, an fsync'd save), so it never holds one of Swift concurrency's few threads,
-/// nor the daemon's bus thread when that thread also runs the daemon's tasks
-/// (`Connection.hostGlobalJobs()`). Foundation's `Thread` would pull full Foundation (and ICU's
-/// data) into the shipped binary.
+/// a DHCP exchange, an fsync'd save), so it never holds one of Swift concurrency's few threads.
+/// Foundation's `Thread` would pull full Foundation (and ICU's data) into the shipped binary.
 public enum DetachedThread {
     /// Starts `body` on a new detached thread with a `stackSize`-byte stack, named `name` (at most
     /// 15 bytes are kept, the kernel's limit). Returns false, running nothing, when no thread

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Reading a file the root daemon trusts (configuration, state, profiles) without following a
-/// link an attacker planted (issue 14 item 4): opened with `O_NOFOLLOW`, it must be a regular file
+/// link an attacker planted: opened with `O_NOFOLLOW`, it must be a regular file
 /// of bounded size. FIFOs and devices are refused before a read could block on them.
 public enum RegularFile {
     /// What was read, with the owner and mode of the file that was opened (not of whatever the path

@@ -3,7 +3,7 @@ import CCurl
 import FoundationEssentials
 import HotspotCore
 
-/// The hosts a profile's credentials may be sent to (the profile key `login-hosts=`, issue 14):
+/// The hosts a profile's credentials may be sent to (the profile key `login-hosts=`):
 /// a WISPr LoginURL, a form's action and every portal redirect before them must be on one of them.
 ///
 /// Each entry is either a host name (or IP address), matched exactly, or `*.example.org`, which

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Why not `AsyncStream`: its implementation is generic code in the concurrency library that is
 /// not specialised for the element type, so every `yield` and `next` looks up generic metadata and
-/// witness tables; measured in the daemon (perf, issue 13), a yield cost about 5 µs, and a join
+/// witness tables; measured in the daemon (perf), a yield cost about 5 µs, and a join
 /// passes a dozen elements through such streams. Here the code is inlinable, so it is specialised
 /// where it is used, and an element costs one uncontended lock on each side.
 ///

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
-import CExecutor
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,26 +30,12 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
         var extra: [pollfd] = []
     }
 
-    /// A job of the connection's actor, or one of the program's global executor that this
-    /// thread hosts (``hostGlobalJobs()``). Both kinds run in the order they came.
-    private enum Job: Sendable {
-        case actor(UnownedJob)
-        case global(GlobalJob)
-    }
-
-    /// A job of the global executor as CExecutor hands it over (an `UnownedJob` underneath,
-    /// which is Sendable; the pointer type is not).
-    private struct GlobalJob: @unchecked Sendable {
-        let raw: UnsafeMutableRawPointer
-    }
-
+    /// The jobs of the connection's actor, and of any actor that shares its executor
+    /// (`Connection.unownedExecutor`), in the order they came.
     private struct Queue {
-        var jobs: [Job] = []
+        var jobs: [UnownedJob] = []
         var sleeping = false
         var stopping = false
-        /// The thread has ended: global jobs handed over now go back to the workers.
-        var exited = false
-        var hosting = false
     }
 
     private let queue = Mutex(Queue())
@@ -108,48 +93,10 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
     func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
         let wake = queue.withLock { q -> Bool in
-            q.jobs.append(.actor(unowned))
+            q.jobs.append(unowned)
             defer { q.sleeping = false }
             return q.sleeping
         }
-        if wake { signalWake() }
-    }
-
-    /// Makes this thread run the program's global jobs too (ProgramSupport's executor, Sources/
-    /// CExecutor): one thread then receives a message, runs the tasks it resumes and sends what
-    /// they send, with no hand-off between threads (issue 13: the join's data path). Returns
-    /// false when that executor is not the one in use or another thread already hosts its jobs.
-    ///
-    /// What runs on the hosting thread must not block: blocking work (file syncs, network
-    /// exchanges) goes to threads of its own. This object is kept for the rest of the process (a
-    /// job may still be on its way to it after its thread ended; it then goes to the workers).
-    func hostGlobalJobs() -> Bool {
-        let claimed = queue.withLock { q -> Bool in
-            guard !q.stopping, !q.exited, !q.hosting else { return false }
-            q.hosting = true
-            return true
-        }
-        guard claimed else { return false }
-        let context = Unmanaged.passRetained(self)  // never released: see above
-        let rc = hh_executor_set_host({ context, job in
-            Unmanaged<BusThread>.fromOpaque(context!).takeUnretainedValue().enqueueGlobal(job!)
-        }, context.toOpaque())
-        guard rc == 0 else {
-            context.release()
-            queue.withLock { $0.hosting = false }
-            return false
-        }
-        return true
-    }
-
-    private func enqueueGlobal(_ job: UnsafeMutableRawPointer) {
-        let (accepted, wake) = queue.withLock { q -> (Bool, Bool) in
-            guard !q.exited else { return (false, false) }
-            q.jobs.append(.global(GlobalJob(raw: job)))
-            defer { q.sleeping = false }
-            return (true, q.sleeping)
-        }
-        if !accepted { hh_executor_enqueue_on_workers(job) }  // the thread has ended: the workers run it
         if wake { signalWake() }
     }
 
@@ -183,15 +130,13 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
         while true {
             // Run what is queued, and what those jobs queue in turn, before reading more: work
             // already received goes first, so a burst of signals waits in the socket (and the
-            // bus) rather than piling up in memory faster than it is handled — with the daemon's
-            // tasks on this thread (hostGlobalJobs), reading on after every batch let a 5,000-signal
-            // burst overflow the NetworkManager client's intake. A time budget keeps I/O (replies,
-            // deadlines) from being starved by jobs that keep queueing jobs.
+            // bus) rather than piling up in memory faster than it is handled. A time budget keeps
+            // I/O (replies, deadlines) from being starved by jobs that keep queueing jobs.
             let budget = ContinuousClock.now + Self.jobBudget
             var ranAny = false
             var stopping = false
             while true {
-                let (jobs, stop) = queue.withLock { q -> ([Job], Bool) in
+                let (jobs, stop) = queue.withLock { q -> ([UnownedJob], Bool) in
                     let batch = q.jobs
                     q.jobs.removeAll(keepingCapacity: true)
                     return (batch, q.stopping)
@@ -222,10 +167,8 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
             }
             client?.ioReady(revents: rc > 0 ? fds[1].revents : 0, extra: rc > 0 && fds.count > 2 ? Array(fds[2...]) : [])
         }
-        // Give the global jobs back to the workers, then run what came meanwhile.
-        if queue.withLock({ $0.hosting }) { _ = hh_executor_set_host(nil, nil) }
-        let left = queue.withLock { q -> [Job] in
-            q.exited = true
+        // Run what came meanwhile.
+        let left = queue.withLock { q -> [UnownedJob] in
             defer { q.jobs = [] }
             return q.jobs
         }
@@ -233,12 +176,7 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
         threadID.store(0, ordering: .releasing)
     }
 
-    private func run(_ jobs: [Job], on me: UnownedSerialExecutor) {
-        for job in jobs {
-            switch job {
-            case .actor(let job): job.runSynchronously(on: me)
-            case .global(let job): hh_executor_run(job.raw)
-            }
-        }
+    private func run(_ jobs: [UnownedJob], on me: UnownedSerialExecutor) {
+        for job in jobs { job.runSynchronously(on: me) }
     }
 }

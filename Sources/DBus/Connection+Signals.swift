@@ -40,7 +40,7 @@ extension Connection {
 
     /// Like ``signals(matchingAny:buffering:)``, but each signal is handed to `handler` on the
     /// connection's thread as it is routed, in arrival order, with no task or stream in between
-    /// (issue 13: a stream and a task to drain it cost each signal two hops). The handler must not
+    /// (a stream and a task to drain it cost each signal two hops). The handler must not
     /// block. Ends with ``unsubscribe(_:)``.
     public func subscribe(matchingAny rules: [MatchRule], _ handler: @escaping @Sendable (Signal) -> Void) async throws -> SignalSubscription {
         for rule in rules { try rule.validate() }

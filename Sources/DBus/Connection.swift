@@ -14,6 +14,10 @@ import Glibc
 /// with ``DBusError/disconnected(_:)``, signal streams finish, and ``disconnection()`` returns.
 public actor Connection {
     nonisolated let thread: BusThread
+    /// The connection's thread, as a serial executor. The thread is there for routing messages;
+    /// code that wants to run where replies and signals are read (a benchmark timing round trips,
+    /// say) may isolate an actor to it by returning this from its own `unownedExecutor`, and must
+    /// then never block. Everything else runs on the program's executor.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
 
     /// This connection's unique name on the bus (`:1.42`).
@@ -64,7 +68,7 @@ public actor Connection {
     private var deadlines = DeadlineHeap()
 
     /// The subscribers of one match rule. A class: every signal read is matched against every
-    /// rule, and iterating values of a struct copied each rule and handler table (issue 13).
+    /// rule, and iterating values of a struct copied each rule and handler table.
     final class Subscription {
         let rule: MatchRule
         var streams: [UInt64: AsyncStream<Signal>.Continuation] = [:]
@@ -152,14 +156,6 @@ public actor Connection {
 
     /// Whether the connection is still open.
     public var isConnected: Bool { raw != nil }
-
-    /// Runs the program's global jobs on this connection's thread too, when the program uses
-    /// ProgramSupport's executor (`GlobalExecutor.install()`): a message is then received, handled
-    /// and answered on one thread, with no hand-off between threads. For a daemon whose work is
-    /// this one connection; what its tasks do must not block (give blocking work threads of its
-    /// own). Returns false, changing nothing, when that executor is not in use or another
-    /// connection already hosts its jobs.
-    public nonisolated func hostGlobalJobs() -> Bool { thread.hostGlobalJobs() }
 
     /// True when called on the connection's thread (where its handlers run).
     public nonisolated var isOnConnectionThread: Bool { thread.isCurrent }
@@ -370,12 +366,10 @@ public actor Connection {
         }
     }
 
-    /// Sends a method call at once when called on the connection's thread — where a program that
-    /// hosts its global jobs there (``hostGlobalJobs()``) runs its tasks — and returns its reply
-    /// to await. Elsewhere the call is sent when the reply is first awaited. Sending before a task
-    /// is made for the reply keeps the message ahead of the jobs already queued on the thread
-    /// (issue 13: the daemon's command to a helper no longer waits behind the announcements the
-    /// same event queued).
+    /// Sends a method call at once when called on the connection's thread (code isolated to an
+    /// actor that shares the connection's executor, `unownedExecutor`) and returns its reply to
+    /// await. Elsewhere the call is sent when the reply is first awaited. Sending before a task is
+    /// made for the reply keeps the message ahead of the jobs already queued on the thread.
     public nonisolated func callNow(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
                                     body: [DBusValue] = [], timeout: Duration = .seconds(25)) -> PendingReply {
         let reply = PendingReply(connection: self, destination: destination, path: path, interface: interface, member: member,

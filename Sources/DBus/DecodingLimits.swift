@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/// How much of a received message this layer decodes (issue 14 item 2). libdbus has validated
+/// How much of a received message this layer decodes. libdbus has validated
 /// the message and holds its bytes; these limits stop a peer from making the process build a
 /// huge tree of Swift values from it: sizes are checked before anything is decoded, and a message
 /// over a limit is refused with an error naming the limit.

@@ -42,7 +42,7 @@ public struct DBusMethod: Sendable {
     public private(set) var handler: Handler
     /// Called on the connection's thread as the call is read, when set: its answer is sent from
     /// there, with no task and no hand-off between threads (a hotspot helper answering a command
-    /// at once, issue 13). It must not block; what has to wait returns `.later`.
+    /// at once). It must not block; what has to wait returns `.later`.
     public private(set) var immediate: ImmediateHandler?
 
     public init(_ name: MemberName, inputs: [DBusArgument] = [], outputs: [DBusArgument] = [], handler: @escaping Handler) {

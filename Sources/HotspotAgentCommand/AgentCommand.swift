@@ -71,7 +71,8 @@ public struct AgentCommand: AsyncParsableCommand {
         // Browsers the agent starts are reaped by the kernel: the agent never waits for them.
         signal(SIGCHLD, SIG_IGN)
         let opener = PageOpener(session: session, system: system.connection, browser: browser, usePortalHelper: !noPortalHelper)
-        let agent = SignInAgent(daemon: system, notifications: Notifications(session: session), opener: opener, fallbackURL: fallbackURL)
+        let agent = SignInAgent(daemon: system, notifications: Notifications(session: session), opener: opener, fallbackURL: fallbackURL,
+                                desktop: DesktopPortalWindow(session: session, system: system.connection))
         // SIGTERM or SIGINT cancels this task (ProgramLifecycle): the agent's loops end and
         // the stop is clean.
         let reason = try await agent.run()

@@ -15,15 +15,18 @@ actor SignInAgent {
     let notifications: Notifications
     let opener: PageOpener
     let fallbackURL: String
+    /// Where the desktop prompts by itself, the agent does not (one prompt, never two).
+    let desktop: DesktopPortalWindow?
 
     private var byInterface: [ObjectPath: UInt32] = [:]
     private var interfaceOf: [UInt32: ObjectPath] = [:]
 
-    init(daemon: DaemonClient, notifications: Notifications, opener: PageOpener, fallbackURL: String) {
+    init(daemon: DaemonClient, notifications: Notifications, opener: PageOpener, fallbackURL: String, desktop: DesktopPortalWindow?) {
         self.daemon = daemon
         self.notifications = notifications
         self.opener = opener
         self.fallbackURL = fallbackURL
+        self.desktop = desktop
     }
 
     /// Runs until the system bus connection ends or the task is cancelled; returns why.
@@ -80,6 +83,10 @@ actor SignInAgent {
     private func notify(_ path: ObjectPath, helper: String, network: String) async {
         let existing = byInterface[path] ?? 0
         let name = network.isEmpty ? "this Wi-Fi network" : network
+        if existing == 0, let why = await desktop?.willPrompt() {
+            AgentLog.write("not notifying for \(name): \(why)")
+            return
+        }
         do {
             let id = try await notifications.notify(
                 replacing: existing,

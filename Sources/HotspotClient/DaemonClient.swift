@@ -34,9 +34,28 @@ public struct DaemonClient: Sendable {
             probePolicy: p[M.probePolicy]?.string ?? "")
     }
 
-    /// One interface object's properties.
+    /// One interface object's properties, with the network's SSID and BSSID when the caller may
+    /// read them (GetNetwork, the read-scan-list polkit action; else the network without them).
     public func interface(at path: ObjectPath) async throws -> InterfaceSnapshot {
-        InterfaceSnapshot(path: path, properties: try await getAll(path, HotspotContract.interfaceInterface))
+        var properties = try await getAll(path, HotspotContract.interfaceInterface)
+        if let network = properties[HotspotContract.Interface.network.key]?.varDict, !network.isEmpty {
+            properties[HotspotContract.Interface.network.key] = .varDict(await located(network, at: path))
+        }
+        return InterfaceSnapshot(path: path, properties: properties)
+    }
+
+    /// The network an interface is on, SSID and BSSID included (GetNetwork: location data, needs
+    /// the read-scan-list polkit action); empty when not associated.
+    public func network(at path: ObjectPath) async throws -> [String: DBusValue] {
+        let reply = try await connection.call(HotspotContract.Interface.getNetwork, of: HotspotContract.interface, at: path, timeout: timeout)
+        return reply.first?.varDict ?? [:]
+    }
+
+    /// `network` as announced (without location data), with the SSID and BSSID added when this
+    /// caller may read them; as it was otherwise.
+    func located(_ announced: [String: DBusValue], at path: ObjectPath) async -> [String: DBusValue] {
+        guard let full = try? await network(at: path), !full.isEmpty else { return announced }
+        return announced.merging(full) { _, located in located }
     }
 
     /// Every interface, in the daemon's order.
@@ -123,13 +142,19 @@ public struct DaemonClient: Sendable {
             Task {
                 for await s in changes {
                     guard s.body.count >= 2, let iface = s.body[0].string, let dict = s.body[1].varDict else { continue }
-                    continuation.yield(.propertiesChanged(path: s.path, interface: iface, changed: dict.mapValues(\.unwrapped)))
+                    var changed = dict.mapValues(\.unwrapped)
+                    if iface == HotspotContract.interfaceInterface.rawValue, let network = changed[HotspotContract.Interface.network.key]?.varDict,
+                       !network.isEmpty {
+                        changed[HotspotContract.Interface.network.key] = .varDict(await located(network, at: s.path))
+                    }
+                    continuation.yield(.propertiesChanged(path: s.path, interface: iface, changed: changed))
                 }
             },
             Task {
                 for await s in ui {
                     guard s.body.count == 3, let path = s.body[0].objectPath, let helper = s.body[1].string else { continue }
-                    continuation.yield(.uiRequired(interface: path, helper: helper, network: NetworkSummary(s.body[2].varDict ?? [:])))
+                    let network = await located(s.body[2].varDict ?? [:], at: path)
+                    continuation.yield(.uiRequired(interface: path, helper: helper, network: NetworkSummary(network)))
                 }
             },
             Task {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import DBus
+import HotspotCore
 import HotspotProtocol
 
 /// The manager object's properties.
@@ -77,8 +78,9 @@ public struct NetworkSummary: Sendable, Codable, Equatable {
         secure = d["secure"]?.bool
     }
 
-    /// Whether the interface is associated at all (the property is empty otherwise).
-    public var isEmpty: Bool { ssid.isEmpty && bssid.isEmpty }
+    /// Whether the interface is associated at all (the property is empty otherwise; without the
+    /// read-scan-list action an associated network has no SSID or BSSID, but its other keys).
+    public var isEmpty: Bool { ssid.isEmpty && bssid.isEmpty && signalStrength == nil && secure == nil }
 
     /// The SSID for people: UTF-8 when it is, escaped bytes otherwise.
     public var name: String { SSIDText.display(ssid) }
@@ -199,12 +201,8 @@ public struct ConnectivityReport: Sendable, Encodable, Equatable {
 
 /// SSIDs are bytes; people read text.
 public enum SSIDText {
-    /// UTF-8 when the bytes are valid UTF-8 without control characters, otherwise printable
-    /// ASCII with other bytes written `\xNN`.
-    public static func display(_ bytes: [UInt8]) -> String {
-        if let s = String(validating: bytes, as: UTF8.self), !s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return s
-        }
-        return bytes.map { (0x20..<0x7F).contains($0) && $0 != 0x5C ? String(UnicodeScalar($0)) : "\\x" + ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
+    /// UTF-8 when the bytes are valid UTF-8, escaped by `UntrustedText` (control and format
+    /// characters such as U+202E, long combining runs), otherwise printable ASCII with other bytes
+    /// written `\xNN`: the daemon's own display form (`SSID.displayForm`).
+    public static func display(_ bytes: [UInt8]) -> String { SSID(bytes: bytes).displayForm }
 }

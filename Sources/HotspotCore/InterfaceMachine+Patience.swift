@@ -60,9 +60,4 @@ extension InterfaceMachine {
         let ms = Int64(d / .milliseconds(1))
         return ms % 1000 == 0 ? "\(ms / 1000) s" : "\(Double(ms) / 1000) s"
     }
-
-    mutating func cancelRetryTimer(_ effects: inout [HotspotEffect]) {
-        if let retryTimer { effects.append(.cancelTimer(retryTimer)) }
-        retryTimer = nil
-    }
 }

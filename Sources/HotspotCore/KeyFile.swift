@@ -5,7 +5,7 @@
 ///
 /// The daemon used GKeyFile itself (without translations: see ``isTranslation(_:)``); this is
 /// the same reading without GLib, whose mapping cost the
-/// idle daemon 0.7 MiB of its resident set for these four calls (issue 12, docs/PACKAGING.md).
+/// idle daemon 0.7 MiB of its resident set for these four calls (docs/PACKAGING.md).
 /// `KeyFileAgreementTests` holds it to GLib's on written and generated files. Unlike GLib's
 /// messages, a ``Problem`` names the line and never quotes it: a line may hold a password.
 ///

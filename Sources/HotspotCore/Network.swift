@@ -17,19 +17,12 @@ public struct SSID: Hashable, Sendable, CustomStringConvertible {
         self.bytes = Array(text.utf8)
     }
 
-    /// A form fit to show a person: the UTF-8 text when the bytes are valid UTF-8, with control
-    /// characters, backslashes and undecodable bytes written as `\xNN` escapes.
+    /// A form fit to show a person: the UTF-8 text when the bytes are valid UTF-8, escaped as
+    /// `UntrustedText` escapes (control and format characters such as U+202E, long combining runs,
+    /// backslashes), else printable ASCII with the other bytes written as `\xNN` escapes.
     public var displayForm: String {
         if let text = String(validating: bytes, as: UTF8.self) {
-            var shown = ""
-            for scalar in text.unicodeScalars {
-                if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\\" {
-                    shown += Self.escape(UInt8(scalar.value))
-                } else {
-                    shown.unicodeScalars.append(scalar)
-                }
-            }
-            return shown
+            return UntrustedText.forLog(text, limit: bytes.count)
         }
         var shown = ""
         for byte in bytes {

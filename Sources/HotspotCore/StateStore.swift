@@ -31,7 +31,7 @@ public struct StateStoreLoad: Hashable, Sendable {
 }
 
 /// One line of the store that could not be read: where it is and what is wrong, never what it
-/// says (a damaged line may hold anything, and reports end up in the journal; issue 14 item 3).
+/// says (a damaged line may hold anything, and reports end up in the journal).
 public struct DamagedStoreEntry: Hashable, Sendable, CustomStringConvertible {
     /// The line number, from 1.
     public let line: Int

@@ -2,6 +2,7 @@
 import FoundationEssentials
 import Glibc
 import HotspotClient
+import HotspotCore
 import ProgramSupport
 
 /// Printing: aligned tables for people, JSON for scripts, errors on stderr.
@@ -23,6 +24,12 @@ enum Output {
         }
         return ([line(headers)] + rows.map(line)).joined(separator: "\n")
     }
+
+    /// Text from the daemon that came from a network or a helper (an access point's address, a
+    /// portal's URL, a helper's name), as the daemon escapes it for its log: a terminal shows what
+    /// was sent, in the order it was sent, on one line. SSIDs are escaped the same way by
+    /// `SSIDText.display`; `Reason` comes escaped by the daemon.
+    static func shown(_ text: String) -> String { UntrustedText.forLog(text, limit: 400) }
 
     static func json<T: Encodable>(_ value: T, pretty: Bool = true) -> String {
         let encoder = JSONEncoder()

@@ -42,11 +42,11 @@ struct Status: AsyncParsableCommand {
         // refused or left unanswered (docs/CONNECTIVITY.md, "Patience").
         func pending(_ i: InterfaceSnapshot) -> Bool { checking && i.network != nil && i.state != "inactive" && i.connectivity == "unknown" }
         let rows = interfaces.map { i in
-            [i.name, i.state, Output.dash(i.network?.name ?? ""), Output.dash(i.network?.bssid ?? ""), Output.dash(i.helper),
-             pending(i) ? "pending" : Output.dash(i.connectivity), Output.dash(i.portalURL), Output.expiry(i.sessionExpires)]
+            [i.name, i.state, Output.dash(i.network?.name ?? ""), Output.dash(Output.shown(i.network?.bssid ?? "")), Output.dash(Output.shown(i.helper)),
+             pending(i) ? "pending" : Output.dash(i.connectivity), Output.dash(Output.shown(i.portalURL)), Output.expiry(i.sessionExpires)]
         }
         print(Output.table(["INTERFACE", "STATE", "NETWORK", "BSSID", "HELPER", "CONNECTIVITY", "PORTAL", "EXPIRES"], rows))
-        for i in interfaces where !i.venueInfoURL.isEmpty { print("\(i.name): venue information \(i.venueInfoURL)") }
+        for i in interfaces where !i.venueInfoURL.isEmpty { print("\(i.name): venue information \(Output.shown(i.venueInfoURL))") }
         for i in interfaces where pending(i) { print("\(i.name): connectivity verdict pending: checks are repeated until the gateway answers") }
         // The helper's words, as the daemon escaped and capped them; the daemon's own start with its name.
         for i in interfaces where !i.reason.isEmpty {
@@ -111,8 +111,8 @@ struct Networks: AsyncParsableCommand {
             print("no Wi-Fi networks in range")
         } else {
             print(Output.table(["INTERFACE", "SSID", "BSSID", "SIGNAL", "SECURITY", "HELPER", "PASSWORD"], rows.map { r in
-                [r.interface, r.entry.name, r.entry.bssid, "\(Int((r.entry.strength * 100).rounded()))", r.entry.secure ? "secured" : "open",
-                 Output.dash(r.entry.displayName), r.entry.hasPassword ? "stored" : "--"]
+                [r.interface, r.entry.name, Output.shown(r.entry.bssid), "\(Int((r.entry.strength * 100).rounded()))", r.entry.secure ? "secured" : "open",
+                 Output.dash(Output.shown(r.entry.displayName)), r.entry.hasPassword ? "stored" : "--"]
             }))
         }
     }

@@ -6,7 +6,7 @@ import Synchronization
 /// Decides whether a caller may perform an action: root always may; everyone else asks polkit
 /// (org.freedesktop.PolicyKit1 on the system bus). With no polkit on the bus, only root may.
 ///
-/// Bounded (issue 14 item 2): at most ``maximumChecksPerCaller`` checks per caller wait on polkit
+/// Bounded: at most ``maximumChecksPerCaller`` checks per caller wait on polkit
 /// at once, so a flood of calls cannot pile up pending replies in the daemon; polkit may prompt
 /// the user only when the caller's message allows interactive authorization.
 public struct Authorizer: Sendable {

@@ -17,6 +17,8 @@ enum Announcement: Sendable {
     case interface(InterfaceRecord, [PropertySpec])
     case uiRequired(ObjectPath, displayName: String, network: Network)
     case commandCompleted(ObjectPath, helper: String, command: String, result: String, seconds: Double)
+    /// An interface's annotated scan list changed in what a desktop shows (``ScanListSummary``).
+    case scanListChanged(ObjectPath)
 }
 
 /// The daemon's D-Bus surface (the manager object and one object per Wi-Fi interface): the
@@ -28,6 +30,10 @@ final class BusPublisher: Service {
     let authorizer: Authorizer
     let engine: Engine
     let announcements: AsyncQueue<Announcement>
+    /// CheckConnectivity: one round in flight per interface, one round per caller and interface
+    /// every `connectivityCheckInterval`.
+    let connectivityChecks = ConnectivityCheckGate<[String: DBusValue]>(minimumInterval: BusPublisher.connectivityCheckInterval)
+    static let connectivityCheckInterval: Duration = .seconds(10)
     static let version = "0.2.0"
 
     init(bus: Connection, engine: Engine, announcements: AsyncQueue<Announcement>) {
@@ -39,7 +45,7 @@ final class BusPublisher: Service {
 
     /// Announces what the engine says, in order, until the daemon shuts down. The loop is
     /// cancelled at shutdown rather than iterating `cancelOnGracefulShutdown()`, whose merge with
-    /// the shutdown signal costs every announcement a trip through tasks of its own (issue 13).
+    /// the shutdown signal costs every announcement a trip through tasks of its own.
     func run() async throws {
         let announcements = self.announcements
         await cancelWhenGracefulShutdown { [self] in
@@ -63,13 +69,17 @@ final class BusPublisher: Service {
             for p in properties { values[p.key] = Self.value(p, of: record) }
             try? await bus.propertiesChanged(path: record.path, interface: HotspotContract.interfaceInterface, values)
         case .uiRequired(let path, let displayName, let network):
+            // A broadcast: every uid may listen, so no location data (GetNetwork has it).
             try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                 member: HotspotContract.Manager.uiRequired.name,
-                                body: [.objectPath(path), .string(displayName), WireNetwork.encode(network)])
+                                body: [.objectPath(path), .string(displayName), WireNetwork.encodePublic(network)])
         case .commandCompleted(let path, let helper, let command, let result, let seconds):
             try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                 member: HotspotContract.Manager.commandCompleted.name,
                                 body: [.objectPath(path), .string(helper), .string(command), .string(result), .double(seconds)])
+        case .scanListChanged(let path):
+            try? await bus.emit(path: path, interface: HotspotContract.interfaceInterface,
+                                member: HotspotContract.Interface.scanListChanged.name, body: [])
         }
     }
 
@@ -106,6 +116,15 @@ final class BusPublisher: Service {
                     }
                     await engine.forget(SSID(bytes: bytes))
                     return []
+                },
+                M.settleJoin: { [self] call in
+                    // Only NetworkManager's dispatcher (root) may hold a join: anyone else could
+                    // start sign-ins or stall the caller it answers.
+                    guard let caller = try? await bus.credentials(of: call.sender), caller.uid == 0 else {
+                        throw HotspotError(.notAuthorized, "SettleJoin is for NetworkManager's pre-up dispatcher script, which runs as root")
+                    }
+                    let name = call.body[0].string ?? ""
+                    return [.string(await engine.settleJoin(InterfaceID(name)).rawValue)]
                 },
                 M.checkPermission: { [self] call in
                     let name = call.body[0].string ?? ""
@@ -149,6 +168,11 @@ final class BusPublisher: Service {
                     }
                     return [.varDicts(list)]
                 },
+                I.getNetwork: { [self] call in
+                    try await authorizer.require(.readScanList, for: call)
+                    guard let network = try await record().status?.network else { return [.varDict([:])] }
+                    return [WireNetwork.encode(network)]
+                },
                 I.presentUI: { [self] call in
                     try await authorizer.require(.control, for: call)
                     try await engine.presentUI(try await record().name)
@@ -165,9 +189,27 @@ final class BusPublisher: Service {
                     }
                     return []
                 },
-                I.checkConnectivity: { [self] _ in
+                I.checkConnectivity: { [self] call in
+                    // Each round goes out on the Wi-Fi link: authorized as NetworkManager's own
+                    // CheckConnectivity is (network-control), and coalesced.
+                    try await authorizer.require(.control, for: call)
                     let r = try await record()
-                    return [.varDict(await engine.checkConnectivity(r.name))]
+                    let caller = (try? await bus.credentials(of: call.sender)).map { "uid \($0.uid)" } ?? call.sender
+                    switch await connectivityChecks.check(interface: r.name.rawValue, caller: caller, round: { [engine] in
+                        await engine.checkConnectivity(r.name)
+                    }) {
+                    case .probed(let answer), .shared(let answer):
+                        return [.varDict(answer)]
+                    case .recent(var answer, let age):
+                        // The published values as they are now, the reason of the last round.
+                        let now = try await record()
+                        answer["connectivity"] = .string(now.connectivity)
+                        answer["portal-url"] = .string(now.portalURL)
+                        answer["session-expires"] = .uint64(now.sessionExpires)
+                        answer["reason"] = .string("\(answer["reason"]?.string ?? ""); from the check \(age.components.seconds) s ago (a caller gets at most "
+                                                   + "one check of an interface every \(Self.connectivityCheckInterval.components.seconds) s)")
+                        return [.varDict(answer)]
+                    }
                 },
             ],
             getters: Dictionary(uniqueKeysWithValues: HotspotContract.interface.properties.map { p in
@@ -193,8 +235,10 @@ final class BusPublisher: Service {
         }
     }
 
+    /// The `Network` property, readable by every uid and announced to all: without the SSID and
+    /// BSSID (location data, given by GetNetwork behind read-scan-list).
     static func networkValue(_ network: Network?) -> DBusValue {
         guard let network else { return .varDict([:]) }
-        return WireNetwork.encode(network)
+        return WireNetwork.encodePublic(network)
     }
 }

@@ -46,6 +46,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var commandTimeout: Duration = .seconds(45)
     public var maintainInterval: Duration = .seconds(300)
     public var filterInterval: Duration = .seconds(5)
+    /// How long NetworkManager's pre-up dispatcher script may hold a join while the helpers sign
+    /// in (``Engine/settleJoin(_:)``): well inside nm-dispatcher's own 600 s per script, and short
+    /// enough that a join the daemon cannot settle reaches the desktop soon.
+    public var joinHold: Duration = .seconds(15)
     /// Repeats of an authenticate answered temporary-failure (``HotspotConfiguration``).
     public var authenticateRetries = 4
     /// The first repeat's wait; it doubles for each further one.
@@ -80,7 +84,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public static let maximumSize = 1 << 20
 
     /// Reads `path` (not through a symbolic link, a regular file only). Errors name the file,
-    /// the line, the key and what is wrong — never the text of the line (issue 14 item 3).
+    /// the line, the key and what is wrong — never the text of the line.
     public static func load(path: String) throws(ConfigurationError) -> DaemonConfiguration {
         let bytes: [UInt8]?
         do { bytes = try RegularFile.read(path, maximumSize: maximumSize) } catch { throw ConfigurationError(error.message) }
@@ -178,6 +182,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let v = try seconds("command-timeout") { config.commandTimeout = v }
         if let v = try seconds("maintain-interval") { config.maintainInterval = v }
         if let v = try seconds("filter-interval") { config.filterInterval = v }
+        if let v = try seconds("join-hold") {
+            guard v <= .seconds(60) else {
+                throw ConfigurationError("\(path): \(at("daemon", "join-hold")) is over 60 s, the longest the pre-up script waits; use at most 60")
+            }
+            config.joinHold = v
+        }
         if let v = try seconds("authenticate-retry-delay") { config.authenticateRetryDelay = v }
         if let v = try seconds("authenticate-retry-window") { config.authenticateRetryWindow = v }
         if let t = text("authenticate-retries") {
@@ -192,7 +202,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The keys the loader reads, by group.
     public static let knownKeys: [String: Set<String>] = [
         "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers", "provision-profiles",
-                   "authenticate-retries", "authenticate-retry-delay", "authenticate-retry-window"],
+                   "join-hold", "authenticate-retries", "authenticate-retry-delay", "authenticate-retry-window"],
         "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface",
                          "interval", "probe-timeout", "join-patience"],
     ]

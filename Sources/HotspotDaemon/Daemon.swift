@@ -37,7 +37,6 @@ public enum Daemon {
         // One thread receives a message, runs the tasks it resumes and sends what they send
         // (docs/ARCHITECTURE.md, "A join, hop by hop"). Blocking work has threads of its own;
         // the one exception is the rare save that must precede its effects (Engine.handle).
-        if !bus.hostGlobalJobs() { log.debug("the daemon's tasks run on the executor's workers, not the bus thread") }
         let client = NetworkManagerClient(connection: bus)
         let actions = NetworkManagerActions(bus: bus, client: client)
         let provisioner = ProfileProvisioner(client: client, log: log)

@@ -57,13 +57,22 @@ extension Engine {
             if old?.network != s.network { changed.append(I.network) }
             if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(I.helper) }
             if !changed.isEmpty { announce(.interface(r, changed)) }
+            // Signed in, or signed in again: NetworkManager checks again now. A maintain that
+            // found the session alive needs no new check, unless a held join waits for one.
+            if old?.state != s.state, s.state == .authenticated, s.chosenHelper != nil,
+               old?.state != .maintaining || holds[s.interface]?.isEmpty == false {
+                recheckNetworkManager(s.interface)
+            }
+            checkHolds(s.interface)
             if old?.state != s.state, s.state == .authenticated, let monitor {
                 // Signed in or maintained: look again soon (this also learns a new session end),
                 // after the announcement, whose task is queued first.
                 Task { await monitor.recheckSoon(s.interface.rawValue) }
             }
         case .publishScanList(let name, let list):
+            guard let r = interfaces[name] else { return }
             interfaces[name]?.scanList = list
+            if ScanListSummary(r.scanList) != ScanListSummary(list) { announce(.scanListChanged(r.path)) }
         case .uiRequired(let request):
             guard let r = interfaces[request.interface] else { return }
             log.info("\(request.interface): helper '\(UntrustedText.forLog(request.helperDisplayName))' needs the user for \(request.network.ssid.displayForm)")
@@ -216,7 +225,7 @@ extension Engine {
         let secs = seconds(since: f.started)
         switch outcome {
         // CommandCompleted follows the state the outcome leads to: the change clients wait for is
-        // announced first (issue 13: the join's last hop).
+        // announced first (the join's last hop).
         case .answered(let response):
             log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms\(response.reason.map { ": \($0)" } ?? "")")
             // The commands only the chosen helper gets say why the joined network is as it is.
@@ -238,5 +247,15 @@ extension Engine {
             await completed(request, result: "helper-left", seconds: secs)
             if let name = helpers[request.helper]?.uniqueName { await helperVanished(request.helper, uniqueName: name) }
         }
+    }
+}
+
+/// What a desktop shows of a scan list: each access point and its annotation, without the signal
+/// strength that changes with every scan (``Announcement/scanListChanged(_:)``).
+struct ScanListSummary: Equatable {
+    let rows: Set<[String]>
+    init(_ list: [AnnotatedNetwork]) {
+        rows = Set(list.map { [$0.network.ssid.bytes.description,
+                               $0.network.bssid, $0.displayName ?? "", $0.hasPassword ? "1" : "0"] })
     }
 }

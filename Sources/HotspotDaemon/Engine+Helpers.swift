@@ -20,6 +20,9 @@ struct HelperEndpoint: Sendable {
     var route: Route
     var displayName: String
     var purpose: String?
+    /// The uid that registered it (nil for the built-in helpers and when the bus would not say),
+    /// for the cap on helpers per user.
+    var uid: UInt32? = nil
     /// The peer link a helper on the bus opened with OpenCommandChannel: its commands go there,
     /// with no bus in between (docs/ARCHITECTURE.md, "A join, hop by hop").
     var commandLink: String?
@@ -52,7 +55,7 @@ extension Engine {
 
     func register(sender: String, path: ObjectPath, _ request: HelperRegistrationRequest) async throws {
         let display = request.displayName, commands = request.commands, identifier = request.identifier.rawValue
-        // An identifier stays with the user who first registered it (issue 14 item 5): another
+        // An identifier stays with the user who first registered it: another
         // user cannot take over a helper's cache entries and passwords by reusing its name.
         if let owner = identifierOwners[request.identifier], request.uid != 0, request.uid != owner {
             throw HotspotError(.notAllowed, "the identifier '\(UntrustedText.forLog(identifier))' belongs to a helper of another user (uid \(owner)); "
@@ -84,15 +87,26 @@ extension Engine {
             watch.cancel()
             throw HotspotError(.alreadyRegistered, "a helper with identifier '\(identifier)' or from this connection registered meanwhile")
         }
-        let endpoint = HelperEndpoint(route: .bus(uniqueName: sender, path: path, watch: watch), displayName: display, purpose: request.purpose)
+        // Counted here, after the last await: `admit` records the endpoint before it suspends, so
+        // registrations racing each other cannot all pass the count.
+        if let uid = request.uid, uid != 0 {
+            let mine = helpers.values.filter { $0.uid == uid }.count
+            guard mine < Self.maximumHelpersPerUser else {
+                watch.cancel()
+                throw HotspotError(.notAllowed, "uid \(uid) has \(mine) helpers registered, the most one user may have; "
+                                   + "unregister one (or end its process) first")
+            }
+        }
+        var endpoint = HelperEndpoint(route: .bus(uniqueName: sender, path: path, watch: watch), displayName: display, purpose: request.purpose)
+        endpoint.uid = request.uid
         try await admit(id, endpoint, commands: commands)
         if let uid = request.uid, identifierOwners[id] == nil || uid != 0 { identifierOwners[id] = uid }
         log.info("helper '\(UntrustedText.forLog(display))' (\(UntrustedText.forLog(id.rawValue))) registered from \(sender) at \(path)")
         await publishHelpers()
     }
 
-    /// Registers a built-in helper, called in the daemon rather than over the bus (issue 13
-    /// item 5): what it answers, a profile's password included, leaves the daemon only through
+    /// Registers a built-in helper, called in the daemon rather than over the bus: what it
+    /// answers, a profile's password included, leaves the daemon only through
     /// NetworkManager's secret-agent call.
     func register(inProcess helper: InProcessHelper) async throws {
         let id = HelperID(helper.identifier)
@@ -132,11 +146,7 @@ extension Engine {
             throw HotspotError(.alreadyRegistered, "this helper's command channel is open already; there is one per registration")
         }
         // Each channel holds a descriptor of the daemon's; helpers cost none otherwise.
-        let open = helpers.values.filter { $0.commandLink != nil }.count
-        guard open < Self.maximumCommandChannels else {
-            throw HotspotError(.notAllowed, "\(open) helpers have command channels open, the most the daemon keeps; "
-                               + "this helper's commands keep coming over the bus")
-        }
+        try refuseChannelPastTheCap()
         let (mine, theirs) = try Connection.socketPair()
         let link = try await bus.adoptPeerLink(mine, role: .server, acceptsCalls: false, maximumMessageSize: Self.commandChannelMaximumMessage) { [weak self] link, reason in
             Task { await self?.commandChannelClosed(id, uniqueName: sender, link: link, reason: reason) }
@@ -145,6 +155,13 @@ extension Engine {
             // The helper left, or a second call got its channel, while the link was made.
             await bus.closePeerLink(link, reason: "the helper left or has its channel")
             throw HotspotError(.notRegistered, "this connection is no longer registered as a helper, or has its command channel already")
+        }
+        // Counted again after the await: channels opened meanwhile count (100 helpers opening at
+        // once got 70 past a count taken only before it). Nothing suspends from here to the
+        // assignment below, so the count holds.
+        do { try refuseChannelPastTheCap() } catch {
+            await bus.closePeerLink(link, reason: "the daemon has the most command channels it keeps")
+            throw error
         }
         helpers[id]?.commandLink = link
         log.info("helper \(UntrustedText.forLog(id.rawValue)) opened its command channel")
@@ -157,6 +174,16 @@ extension Engine {
     static let commandChannelMaximumMessage = 4 << 20
     /// The most command channels open at once (far more helpers than any machine runs).
     static let maximumCommandChannels = 64
+    /// The most helpers one user other than root may have registered at once.
+    static let maximumHelpersPerUser = 8
+
+    private func refuseChannelPastTheCap() throws {
+        let open = helpers.values.filter { $0.commandLink != nil }.count
+        guard open < Self.maximumCommandChannels else {
+            throw HotspotError(.notAllowed, "\(open) helpers have command channels open, the most the daemon keeps; "
+                               + "this helper's commands keep coming over the bus")
+        }
+    }
 
     /// A helper's command channel closed. Unless the daemon closed it (the helper left), the
     /// helper closed it or broke it: it has left, as if it had left the bus.

@@ -14,6 +14,11 @@ import Logging
 public protocol NetworkControl: Sendable {
     func disconnect(interface: InterfaceID) async throws
     func setAutoconnect(_ enabled: Bool, connection: ConnectionID) async throws
+    /// Has NetworkManager check connectivity now; returns its verdict, for the log.
+    func recheckConnectivity() async throws -> String
+    /// Reports the join on `interface` now, before NetworkManager announces it (its pre-up
+    /// dispatcher holds the activation); false when the interface is not being activated.
+    func reportJoinEarly(interface: InterfaceID) async -> Bool
 }
 
 /// One Wi-Fi interface as the daemon publishes it.
@@ -88,6 +93,13 @@ public actor Engine {
     /// The number of the interface's current link, if it is joined.
     func link(_ name: InterfaceID) -> UInt64? { links[name]?.id }
     var status = "determining"
+    /// How long NetworkManager's pre-up hook may hold a join (``settleJoin(_:)``).
+    let joinHold: Duration
+    /// The `SettleJoin` calls waiting for each interface's join to settle, by number.
+    var holds: [InterfaceID: [Int: CheckedContinuation<JoinHoldOutcome, Never>]] = [:]
+    var nextHold = 0
+    /// The link on which NetworkManager last re-checked connectivity after a sign-in.
+    var networkManagerRechecked: [InterfaceID: UInt64] = [:]
 
     /// Dependencies come in here, once: nothing is attached later and nothing points back.
     init(bus: Connection, configuration: DaemonConfiguration, log: Logger, network: (any NetworkControl)?,
@@ -98,6 +110,7 @@ public actor Engine {
         self.monitor = monitor
         self.provisioner = provisioner
         self.announcements = announcements
+        self.joinHold = configuration.joinHold
         let store = StateFile(directory: configuration.stateDirectory)
         self.stateWriter = StateWriter(store: store, log: log)
         let restored = store.restore()
@@ -131,8 +144,8 @@ public actor Engine {
             if first { stateWriter.saveNow(state, generation: stateGeneration) } else { later.append((state, stateGeneration)) }
         }
         // Commands leave first, ahead of the bookkeeping the same event brings (timers, the
-        // announcements, CommandCompleted): a helper starts on its answer while the rest is done
-        // (issue 13). Nothing else here bears on a command; the rest keep the core's order.
+        // announcements, CommandCompleted): a helper starts on its answer while the rest is done.
+        // Nothing else here bears on a command; the rest keep the core's order.
         for case .sendCommand(let request) in effects { send(request) }
         for effect in effects {
             switch effect {
@@ -162,6 +175,7 @@ public actor Engine {
     func interfaceVanished(_ name: InterfaceID) async {
         guard let record = interfaces.removeValue(forKey: name) else { return }
         links[name] = nil
+        releaseHolds(name, .left)
         await monitor?.left(name.rawValue)
         await handle(.interfaceRemoved(name))
         announce(.interfaceRemoved(record.path))
@@ -203,6 +217,7 @@ public actor Engine {
 
     func left(_ name: InterfaceID) async {
         links[name] = nil  // before any suspension: reports of this link are stale from here on
+        releaseHolds(name, .left)
         await monitor?.left(name.rawValue)
         await setConnectivity(name, connectivity: "unknown", portalURL: "", venueInfoURL: "", sessionExpires: 0)
         await handle(.connectivityLost(name))

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import DBus
+import BuiltInHelpers
 import HotspotCore
 import HotspotProtocol
 
-/// A RegisterHelper call's options, checked before polkit is asked (issue 14 item 5): who the
+/// A RegisterHelper call's options, checked before polkit is asked: who the
 /// helper says it is, why it wants to see networks, and which user asks.
 struct HelperRegistrationRequest: Sendable {
     var displayName: String
@@ -17,16 +18,29 @@ struct HelperRegistrationRequest: Sendable {
     static let maximumDisplayNameLength = 64
     static let maximumIdentifierLength = 255
     static let maximumPurposeLength = 200
+    /// Bounds in Unicode scalars and bytes, never grapheme clusters (which hold any number of
+    /// scalars: one letter and 3,000 combining marks is one `Character`).
+    static let displayNameBound = TextBound(scalars: maximumDisplayNameLength)
+    static let purposeBound = TextBound(scalars: maximumPurposeLength)
     /// Identifiers of this prefix belong to the daemon's own built-in helpers.
     static let reservedPrefix = "builtin."
+    /// The built-in helpers' display names, which no helper on the bus may take in any spelling a
+    /// person would read as the same (`NameFolding`): a helper named "Known Networks" would pass for
+    /// the daemon's own in `hotspotctl`, the shell and polkit's dialog.
+    static let reservedDisplayNames = [ProfileHelper.options.displayName, PortalHelper.options.displayName]
 
     /// Parses and bounds `options`.
     init(options: [String: DBusValue], uid: UInt32?) throws(HotspotError) {
         guard let display = options["DisplayName"]?.string, !display.isEmpty else {
             throw HotspotError(.invalidArgs, "RegisterHelper needs the option DisplayName (a non-empty string)")
         }
-        guard display.count <= Self.maximumDisplayNameLength else {
-            throw HotspotError(.invalidArgs, "DisplayName is \(display.count) characters; keep it to 15 (at most \(Self.maximumDisplayNameLength))")
+        guard Self.displayNameBound.admits(display) else {
+            throw HotspotError(.invalidArgs, "DisplayName has \(Self.displayNameBound.measure(display)); keep it to about 15 characters "
+                               + "(\(Self.displayNameBound))")
+        }
+        if let taken = NameFolding.matching(display, in: Self.reservedDisplayNames) {
+            throw HotspotError(.notAllowed, "DisplayName '\(UntrustedText.forLog(display, limit: 80))' reads as '\(taken)', the name of one of "
+                               + "the daemon's built-in helpers (compared ignoring case, spacing and invisible characters); choose a name of your own")
         }
         try Self.refuseControlCharacters(display, option: "DisplayName")
         let identifier = options["Identifier"]?.string ?? display
@@ -34,8 +48,8 @@ struct HelperRegistrationRequest: Sendable {
             throw HotspotError(.invalidArgs, "Identifier must be 1 to \(Self.maximumIdentifierLength) bytes")
         }
         try Self.refuseControlCharacters(identifier, option: "Identifier")
-        // The built-in helpers run in the daemon and never register over the bus (issue 13 item 5).
-        if identifier.hasPrefix(Self.reservedPrefix) {
+        // The built-in helpers run in the daemon and never register over the bus.
+        if NameFolding.key(identifier).hasPrefix(Self.reservedPrefix) {
             throw HotspotError(.notAllowed, "identifiers starting with '\(Self.reservedPrefix)' belong to the daemon's built-in helpers; "
                                + "choose another Identifier (a reverse-DNS name such as com.example.hotspot)")
         }
@@ -55,8 +69,9 @@ struct HelperRegistrationRequest: Sendable {
         }
         var purpose: String?
         if let value = options["Purpose"] {
-            guard let text = value.string, !text.isEmpty, text.count <= Self.maximumPurposeLength else {
-                throw HotspotError(.invalidArgs, "Purpose must be a non-empty string of at most \(Self.maximumPurposeLength) characters")
+            guard let text = value.string, !text.isEmpty, Self.purposeBound.admits(text) else {
+                throw HotspotError(.invalidArgs, "Purpose must be a non-empty string of \(Self.purposeBound); "
+                                   + "it has \(Self.purposeBound.measure(value.string ?? "")). Say in one sentence why the helper wants to see Wi-Fi networks")
             }
             try Self.refuseControlCharacters(text, option: "Purpose")
             purpose = text
@@ -82,8 +97,9 @@ struct HelperRegistrationRequest: Sendable {
     }
 
     private static func refuseControlCharacters(_ text: String, option: String) throws(HotspotError) {
-        if text.unicodeScalars.contains(where: UntrustedText.needsEscape) {
-            throw HotspotError(.invalidArgs, "\(option) must not contain control characters, line breaks or direction overrides")
+        if !UntrustedText.isPlain(text) {
+            throw HotspotError(.invalidArgs, "\(option) must not contain control characters, line breaks, direction overrides, "
+                               + "invisible format characters or more than \(UntrustedText.maximumCombiningRun) combining marks in a row")
         }
     }
 }

@@ -4,7 +4,7 @@ import NetworkManager
 
 /// The manager's `Status` property: one pure function of what NetworkManager says (its primary
 /// connection and global connectivity) and the daemon's own verdict for Wi-Fi links, which
-/// replaces NetworkManager's when the primary connection is Wi-Fi (issue 13 item 2: it was
+/// replaces NetworkManager's when the primary connection is Wi-Fi (it was
 /// computed in two places, the NetworkManager bridge and the engine).
 enum ManagerStatus {
     /// NetworkManager's primary connection as the client reports it.

@@ -163,6 +163,14 @@ struct NetworkManagerActions: NetworkControl {
         try await client.setAutoconnect(enabled, connection: path)
     }
 
+    func recheckConnectivity() async throws -> String {
+        "\(try await client.checkConnectivity())"
+    }
+
+    func reportJoinEarly(interface: InterfaceID) async -> Bool {
+        await client.reportJoinEarly(interface: interface.rawValue)
+    }
+
     /// The DNS servers NetworkManager reports for an interface's link (empty when unknown).
     func dnsServers(interface: String) async -> [String] {
         guard let device = await client.devicePath(interface: interface) else { return [] }

@@ -3,7 +3,7 @@ import Connectivity
 import NetworkManager
 
 /// Which endpoints the connectivity monitor probes, and whether it probes periodically: privacy
-/// by default (issue 11 item 7). Pure; `Daemon` feeds it the configuration and NetworkManager's
+/// by default. Pure; `Daemon` feeds it the configuration and NetworkManager's
 /// own connectivity settings, and again whenever NetworkManager's change.
 ///
 /// - `[connectivity] probes=` set: those endpoints, and no other.

@@ -3,7 +3,7 @@
 import Glibc
 #endif
 
-/// What the daemon takes away from itself at start (issue 14 item 6), beside what the systemd
+/// What the daemon takes away from itself at start, beside what the systemd
 /// unit takes away: no core dumps and no ptrace by other processes of the same uid, so the
 /// passwords it holds in memory cannot be read out of a crash dump or `/proc/PID/mem`.
 enum ProcessHardening {

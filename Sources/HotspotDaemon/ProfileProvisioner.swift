@@ -134,10 +134,11 @@ actor ProfileProvisioner {
     /// What the claims call for: one profile per claimed SSID whose access points were seen
     /// as WPA/WPA3-Personal (WEP, enterprise and open networks get none).
     func wanted() -> [ProvisionedProfileSpec] {
-        claims.passwords().compactMap { ssid, winner -> ProvisionedProfileSpec? in
+        ProvisionedProfileSpec.uniquelyNamed(claims.passwords().compactMap { ssid, winner -> ProvisionedProfileSpec? in
             guard let password = winner.password, let km = keyManagement[ssid.bytes] else { return nil }
-            return ProvisionedProfileSpec(ssid: ssid.bytes, keyManagement: km, password: password.secret, helper: winner.helper.rawValue)
-        }.sorted { $0.ssid.lexicographicallyPrecedes($1.ssid) }
+            return ProvisionedProfileSpec(ssid: ssid.bytes, keyManagement: km, password: password.secret, helper: winner.helper.rawValue,
+                                          name: winner.displayName)
+        }.sorted { $0.ssid.lexicographicallyPrecedes($1.ssid) })
     }
 
     /// Runs a reconciliation now unless one is running; then that one runs again when it ends.
@@ -226,7 +227,7 @@ actor ProfileProvisioner {
 
     /// A profile in log form: SSID (escaped), key management, helper. Never the password.
     static func describe(_ spec: ProvisionedProfileSpec) -> String {
-        "\(SSID(bytes: spec.ssid).displayForm) (\(spec.keyManagement.rawValue), password from helper \(spec.helper))"
+        "\(SSID(bytes: spec.ssid).displayForm) as '\(UntrustedText.forLog(spec.name))' (\(spec.keyManagement.rawValue), password from helper \(spec.helper))"
     }
 
     /// What to do about a failed write.

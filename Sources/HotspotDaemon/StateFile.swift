@@ -8,7 +8,7 @@ import HotspotCore
 /// replaced atomically (write a temporary file, fsync, rename, fsync the directory), so a crash
 /// leaves either the old or the new file, never half of one.
 ///
-/// Hostile files (issue 14 item 4): the directory and the file are opened with `O_NOFOLLOW` and
+/// Hostile files: the directory and the file are opened with `O_NOFOLLOW` and
 /// must be a directory and a regular file; the temporary is created with `O_EXCL` inside the
 /// directory already opened (`openat`), so no symbolic link planted in the state directory can
 /// make the root daemon read or write elsewhere.

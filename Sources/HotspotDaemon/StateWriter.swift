@@ -73,8 +73,7 @@ final class StateWriter: Sendable {
         }
         if closed { return saveNow(state, generation: generation) }
         guard start else { return }
-        // On a thread of its own: the fsync must not hold the bus thread, which runs the
-        // daemon's tasks (Connection.hostGlobalJobs()).
+        // On a thread of its own: the fsync must not hold one of the executor's few workers.
         if !DetachedThread.start(name: "hotspot-save", stackSize: 256 * 1024, { self.drain(gathering: self.gathering) }) {
             drain(gathering: .zero)  // no thread to be had: late in this one rather than never, and not held
         }

@@ -4,8 +4,8 @@ import HotspotCore
 /// The core's armed timers as deadlines. The engine keeps one sleeping task, for the earliest
 /// deadline, rather than one task per timer: every command arms a deadline and nearly every one
 /// is cancelled a few hundred microseconds later by the helper's answer, and a task per timer
-/// cost each join three task creations, three cancellations and the timer thread's wake-ups
-/// (issue 13). Cancelling only forgets a deadline; a sleeper that wakes for a forgotten one finds
+/// cost each join three task creations, three cancellations and the timer thread's wake-ups.
+/// Cancelling only forgets a deadline; a sleeper that wakes for a forgotten one finds
 /// nothing due and sleeps again until the next.
 struct TimerSchedule {
     private(set) var deadlines: [TimerID: ContinuousClock.Instant] = [:]

@@ -38,7 +38,7 @@ public actor HotspotHelper {
 
     /// The handler interface table: only the daemon's unique name may send commands. The handler
     /// runs on the connection's thread as the command is read, so a helper that answers at once
-    /// answers from there, with no task in between (issue 13: two of a join's hops); a command it
+    /// answers from there, with no task in between (two of a join's hops); a command it
     /// keeps is answered when it delivers.
     static func handlerInterface(owner: OwnerBox, handler: @escaping Handler) -> DBusInterface {
         HotspotContract.handler.implement(methods: [:], immediate: [

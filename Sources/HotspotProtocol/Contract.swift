@@ -33,7 +33,7 @@ public enum HotspotContract {
             switch self {
             case .registerHelper: return "register a hotspot helper"
             case .readScanList: return "read the Wi-Fi scan list (network names and access point addresses)"
-            case .control: return "log off, present a sign-in page, or forget a network"
+            case .control: return "log off, present a sign-in page, check connectivity, or forget a network"
             }
         }
 

@@ -8,15 +8,17 @@ import DBus
 extension HotspotContract {
     /// org.freedesktop.NetworkManager.HotspotHelper, at `managerPath`.
     public static let manager = InterfaceSpec(managerInterface,
-        methods: [Manager.registerHelper, Manager.unregisterHelper, Manager.openCommandChannel, Manager.forgetNetwork, Manager.checkPermission],
+        methods: [Manager.registerHelper, Manager.unregisterHelper, Manager.openCommandChannel, Manager.forgetNetwork, Manager.checkPermission,
+                  Manager.settleJoin],
         properties: [Manager.interfaces, Manager.helpers, Manager.version, Manager.status, Manager.probePolicy],
         signals: [Manager.uiRequired, Manager.commandCompleted])
 
     /// org.freedesktop.NetworkManager.HotspotHelper.Interface, at `interfacePath(n)`.
     public static let interface = InterfaceSpec(interfaceInterface,
-        methods: [Interface.getScanList, Interface.presentUI, Interface.logoff, Interface.checkConnectivity],
+        methods: [Interface.getScanList, Interface.presentUI, Interface.logoff, Interface.checkConnectivity, Interface.getNetwork],
         properties: [Interface.name, Interface.device, Interface.state, Interface.network, Interface.helper, Interface.connectivity,
-                     Interface.portalUrl, Interface.venueInfoUrl, Interface.sessionExpires, Interface.reason])
+                     Interface.portalUrl, Interface.venueInfoUrl, Interface.sessionExpires, Interface.reason],
+        signals: [Interface.scanListChanged])
 
     /// org.freedesktop.NetworkManager.HotspotHelper.Handler, exported by each helper.
     public static let handler = InterfaceSpec(handlerInterface, methods: [Handler.handleCommand])
@@ -31,6 +33,9 @@ extension HotspotContract {
         public static let openCommandChannel = MethodSpec("OpenCommandChannel", outputs: [DBusArgument("channel", "h")])
         public static let forgetNetwork = MethodSpec("ForgetNetwork", inputs: [DBusArgument("ssid", "ay")])
         public static let checkPermission = MethodSpec("CheckPermission", inputs: [DBusArgument("action", "s")], outputs: [DBusArgument("result", "s")])
+        /// For NetworkManager's pre-up dispatcher script (root only): the join on `interface` is
+        /// settled before NetworkManager announces it (``JoinHold``).
+        public static let settleJoin = MethodSpec("SettleJoin", inputs: [DBusArgument("interface", "s")], outputs: [DBusArgument("outcome", "s")])
 
         public static let interfaces = PropertySpec("Interfaces", "ao")
         public static let helpers = PropertySpec("Helpers", "aa{sv}")
@@ -51,6 +56,9 @@ extension HotspotContract {
         public static let presentUI = MethodSpec("PresentUI")
         public static let logoff = MethodSpec("Logoff")
         public static let checkConnectivity = MethodSpec("CheckConnectivity", outputs: [DBusArgument("result", "a{sv}")])
+        /// The network the interface is on with its SSID and BSSID (location data: read-scan-list);
+        /// the `Network` property and UIRequired carry it without them.
+        public static let getNetwork = MethodSpec("GetNetwork", outputs: [DBusArgument("network", "a{sv}")])
 
         /// The kernel's interface name: an object's name never changes (a renamed device is a new object).
         public static let name = PropertySpec("Name", "s", emitsChanged: .const)
@@ -64,6 +72,10 @@ extension HotspotContract {
         public static let sessionExpires = PropertySpec("SessionExpires", "t")
         /// Why the chosen helper answered its last command as it did (its `reason`, escaped); "" when none.
         public static let reason = PropertySpec("Reason", "s")
+
+        /// The annotated scan list (`GetScanList`'s answer) changed; it carries nothing, so the
+        /// list stays behind read-scan-list.
+        public static let scanListChanged = SignalSpec("ScanListChanged")
     }
 
     /// The member of a helper's Handler object.

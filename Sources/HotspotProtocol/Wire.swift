@@ -29,6 +29,17 @@ public enum WireNetwork {
         return .varDict(sorted: entries)
     }
 
+    /// The keys that are location data (docs/ARCHITECTURE.md, "Location data"): they identify the
+    /// network the machine is on or near.
+    public static let locationKeys: Set<String> = ["ssid", "bssid"]
+
+    /// `network` for everyone (the `Network` property, its PropertiesChanged, UIRequired): without
+    /// its SSID and BSSID, which only GetNetwork and GetScanList give, behind read-scan-list.
+    public static func encodePublic(_ network: Network) -> DBusValue {
+        .varDict(sorted: [("did-auto-join", .bool(network.didAutoJoin)), ("did-just-join", .bool(network.didJustJoin)),
+                          ("secure", .bool(network.isSecure)), ("signal-strength", .double(network.signalStrength))])
+    }
+
     /// Decodes a network; the security class is not on the wire, so `secure` maps to personal.
     public static func decode(_ value: DBusValue) throws(WireError) -> Network {
         try decodeWithChosen(value).network
@@ -165,14 +176,17 @@ public struct WireResponse: Sendable, Equatable {
     /// The longest password a claim may carry: a WPA passphrase has 8 to 63 characters, a raw
     /// PSK 64 hex digits.
     public static let maximumPasswordLength = 64
-    /// The longest display name a claim may carry, in characters.
+    /// The longest display name a claim may carry, in Unicode scalars.
     public static let maximumDisplayNameLength = 64
-    /// The characters of a reason kept (escaped, then capped with "…").
+    /// A claim's display name: 64 Unicode scalars and 256 bytes (never grapheme clusters, which
+    /// hold any number of scalars).
+    public static let displayNameBound = TextBound(scalars: maximumDisplayNameLength)
+    /// The Unicode scalars of a reason kept (escaped, then capped with "…").
     public static let maximumReasonLength = 300
     /// A reason longer than this many bytes is off-contract, not just long.
     public static let maximumReasonBytes = 4096
 
-    /// Decodes a helper's answer to `command` and holds it to that command (issue 14 item 2):
+    /// Decodes a helper's answer to `command` and holds it to that command:
     /// claims only in answer to filter-scan-list, only for networks in the scan list that was
     /// sent, at most one per network sent.
     public static func decode(_ value: DBusValue, answering command: WireCommand) throws(WireError) -> WireResponse {
@@ -240,9 +254,9 @@ public struct WireResponse: Sendable, Equatable {
                 }
                 var displayName: String?
                 if let d = n["display-name"] {
-                    guard let text = d.string, !text.isEmpty, text.count <= maximumDisplayNameLength,
-                          !text.unicodeScalars.contains(where: UntrustedText.needsEscape) else {
-                        throw WireError("a claimed network's 'display-name' must be a non-empty s of at most \(maximumDisplayNameLength) characters without control characters")
+                    guard let text = d.string, !text.isEmpty, displayNameBound.admits(text), UntrustedText.isPlain(text) else {
+                        throw WireError("a claimed network's 'display-name' must be a non-empty s of \(displayNameBound), without control "
+                                        + "or format characters or a long run of combining marks")
                     }
                     displayName = text
                 }

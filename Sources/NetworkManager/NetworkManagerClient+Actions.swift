@@ -89,7 +89,7 @@ extension NetworkManagerClient {
 
     /// The properties of the device's IP4Config and (with `ipv6`) IP6Config objects, nil for one
     /// it has not. From the live model, which follows the device and its IP configurations through
-    /// `InterfacesAdded` and `PropertiesChanged` (issue 13: a connectivity check needs no reads);
+    /// `InterfacesAdded` and `PropertiesChanged` (a connectivity check needs no reads);
     /// read with GetAll only when the model does not hold them. A device without the property
     /// (old NetworkManager, the mock) reads as "no configuration" instead of failing.
     private func ipConfigurations(device: ObjectPath, ipv6: Bool) async throws -> (v4: [String: DBusValue]?, v6: [String: DBusValue]?) {

@@ -68,9 +68,11 @@ extension NetworkManagerClient {
     /// The properties of one interface: from the snapshot's `GetManagedObjects` while it is
     /// being read; then from the model, which signals keep current; otherwise (and while signals
     /// buffered during the snapshot are applied) `GetAll` from the current owner.
-    func properties(_ path: ObjectPath, _ interface: InterfaceName) async throws -> [String: DBusValue] {
-        if let cached = model.managedObjects?[path]?[interface.rawValue] { return cached }
-        if !reconciling, let held = model.objects.properties(path, interface) { return held }
+    /// `fresh`: read from NetworkManager even when held, for a caller that may be ahead of the
+    /// signals not yet handled (NetworkManager's pre-up dispatcher script).
+    func properties(_ path: ObjectPath, _ interface: InterfaceName, fresh: Bool = false) async throws -> [String: DBusValue] {
+        if !fresh, let cached = model.managedObjects?[path]?[interface.rawValue] { return cached }
+        if !fresh, !reconciling, let held = model.objects.properties(path, interface) { return held }
         guard let owner else { throw DBusError.disconnected("NetworkManager is not on the bus") }
         let myEpoch = epoch
         let reply = try await call(owner, path, NetworkManagerNames.properties, "GetAll", [.string(interface.rawValue)])

@@ -239,7 +239,7 @@ public actor NetworkManagerClient {
                       interface: NetworkManagerNames.properties, member: "PropertiesChanged"),
             // The members handled, not whole interfaces: NetworkManager before 1.32 (and the
             // mock) also send a legacy PropertiesChanged on each, which would cost every change a
-            // second delivery and decoding (issue 13).
+            // second delivery and decoding.
             MatchRule(sender: owner, path: NetworkManagerNames.managerPath, interface: NetworkManagerNames.manager, member: "DeviceAdded"),
             MatchRule(sender: owner, path: NetworkManagerNames.managerPath, interface: NetworkManagerNames.manager, member: "DeviceRemoved"),
             MatchRule(sender: owner, interface: NetworkManagerNames.device, member: "StateChanged"),
@@ -375,7 +375,7 @@ public actor NetworkManagerClient {
         guard epoch == myEpoch, var current = model.devices[path] else { return }
         if state.isActivated && !current.activated {
             await activated(path)
-        } else if !state.isActivated && current.activated {
+        } else if !state.holdsJoin && current.activated {
             current.activated = false
             current.device.activeAccessPoint = nil
             current.device.activeConnection = nil
@@ -384,16 +384,29 @@ public actor NetworkManagerClient {
         }
     }
 
+    /// Reports the join on the Wi-Fi device `interface` now, before NetworkManager announces it,
+    /// for NetworkManager's pre-up dispatcher: it runs once the interface has its addresses
+    /// (IP_CHECK) and NetworkManager waits for it before announcing ACTIVATED. The join is
+    /// reported as `.deviceActivated`, as ACTIVATED would report it, and ACTIVATED then reports
+    /// nothing new. Returns whether the device's join is reported (false: no such Wi-Fi device,
+    /// or it is not between its addresses and ACTIVATED).
+    public func reportJoinEarly(interface: String) async -> Bool {
+        guard let path = devicePath(interface: interface) else { return false }
+        if model.devices[path]?.activated != true { await activated(path, early: true) }
+        return model.devices[path]?.activated == true
+    }
+
     /// Reads the joined network afresh and reports the activation. `roamed`: the device is
     /// already activated and moved to another access point (reported again: the core refreshes
-    /// the network's facts without a new evaluate).
-    private func activated(_ path: ObjectPath, roamed: Bool = false) async {
+    /// the network's facts without a new evaluate). `early`: NetworkManager's pre-up dispatcher
+    /// handed the device over before ACTIVATED (``reportJoinEarly(interface:)``).
+    private func activated(_ path: ObjectPath, roamed: Bool = false, early: Bool = false) async {
         let myEpoch = epoch
-        let device = (try? await properties(path, NetworkManagerNames.device)) ?? [:]
-        let wireless = (try? await properties(path, NetworkManagerNames.wireless)) ?? [:]
+        let device = (try? await properties(path, NetworkManagerNames.device, fresh: early)) ?? [:]
+        let wireless = (try? await properties(path, NetworkManagerNames.wireless, fresh: early)) ?? [:]
         let activePath = device["ActiveConnection"]?.nonRootPath
         var active: [String: DBusValue] = [:]
-        if let activePath { active = (try? await properties(activePath, NetworkManagerNames.activeConnection)) ?? [:] }
+        if let activePath { active = (try? await properties(activePath, NetworkManagerNames.activeConnection, fresh: early)) ?? [:] }
         let apPath = wireless["ActiveAccessPoint"]?.nonRootPath ?? active["SpecificObject"]?.nonRootPath
         var ap: AccessPoint?
         if let apPath {
@@ -414,7 +427,7 @@ public actor NetworkManagerClient {
         }
         record.device.activeAccessPoint = apPath
         record.device.activeConnection = activePath
-        guard record.device.state.isActivated else { return }
+        guard record.device.state.isActivated || ((early || record.activated) && record.device.state.holdsJoin) else { return }
         let ssidFromAP = ap.flatMap { $0.ssid.isEmpty ? nil : $0.ssid }
         let autoconnect = settings.map(SettingsCoding.autoconnect) ?? false
         let network = JoinedNetwork(

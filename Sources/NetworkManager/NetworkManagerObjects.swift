@@ -6,7 +6,7 @@ import DBus
 /// configurations) and which
 /// saved profiles exist. Pure: fed with the snapshot (`GetManagedObjects`), `InterfacesAdded`,
 /// `InterfacesRemoved` and `PropertiesChanged`, so a join is read from memory instead of with
-/// `GetAll` round trips (issue 13 item 4). Access points are kept by the client's own access-point
+/// `GetAll` round trips. Access points are kept by the client's own access-point
 /// map, not here, so each fact has one owner.
 struct NetworkManagerObjects: Sendable {
     /// The interfaces whose properties are kept.

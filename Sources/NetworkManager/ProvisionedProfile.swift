@@ -25,9 +25,11 @@ public enum ProfileKeyManagement: String, Sendable, Hashable, CaseIterable {
 /// reaches NetworkManager however the join starts: the PSK is a system-owned secret
 /// (`psk-flags` 0), so NetworkManager asks no secret agent at all.
 ///
-/// The profile is marked as the daemon's with the `user` setting (``markKey``) and an id ending in
-/// ``idSuffix``; only marked profiles are ever modified or deleted. Its `permissions` are empty
-/// (system-wide): see docs/NETWORKMANAGER.md.
+/// The profile is marked as the daemon's with the `user` setting (``markKey``), whatever its
+/// name; only marked profiles are ever modified or deleted. Its `connection.id` is the helper's
+/// display name for the network, so the desktop's settings show "City Wi-Fi (SSID: CityFree)"
+/// where people manage known networks. Its `permissions` are empty (system-wide): see
+/// docs/NETWORKMANAGER.md.
 public struct ProvisionedProfileSpec: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `user.data` key whose presence marks a profile as the daemon's.
     public static let markKey = "org.freedesktop.NetworkManager.HotspotHelper.provisioned"
@@ -35,8 +37,6 @@ public struct ProvisionedProfileSpec: Sendable, Hashable, CustomStringConvertibl
     public static let helperKey = "org.freedesktop.NetworkManager.HotspotHelper.helper"
     /// The value of ``markKey``: the version of this profile layout.
     public static let markValue = "1"
-    /// Appended to the SSID to form `connection.id`.
-    public static let idSuffix = " (Hotspot Helper)"
     /// `connection.autoconnect-priority`: below NetworkManager's default 0, so profiles the user
     /// made are preferred when several networks are in range.
     public static let autoconnectPriority: Int32 = -1
@@ -49,20 +49,38 @@ public struct ProvisionedProfileSpec: Sendable, Hashable, CustomStringConvertibl
     /// The identifier of the helper whose claim supplied the password (bounded to 255 characters
     /// at registration).
     public var helper: String
+    /// `connection.id`: the helper's display name for the network (the SSID when it gave none),
+    /// control characters shown as `?`.
+    public var name: String
 
-    public init(ssid: [UInt8], keyManagement: ProfileKeyManagement, password: String, helper: String) {
+    public init(ssid: [UInt8], keyManagement: ProfileKeyManagement, password: String, helper: String, name: String? = nil) {
         self.ssid = ssid
         self.keyManagement = keyManagement
         self.password = password
         self.helper = helper
+        let shown = name.map(Self.visible) ?? ""
+        self.name = shown.isEmpty ? Self.ssidText(ssid) : shown
+    }
+
+    /// The same specs with names unique among them: where two networks would share a name, each
+    /// adds its SSID ("City Wi-Fi (CityFree)"), as the desktop's settings tell them apart.
+    public static func uniquelyNamed(_ specs: [ProvisionedProfileSpec]) -> [ProvisionedProfileSpec] {
+        var uses: [String: Int] = [:]
+        for s in specs { uses[s.name, default: 0] += 1 }
+        return specs.map { s in
+            guard uses[s.name, default: 0] > 1 else { return s }
+            var renamed = s
+            renamed.name = "\(s.name) (\(ssidText(s.ssid)))"
+            return renamed
+        }
     }
 
     public var description: String {
-        "profile for \(ProvisionedProfileSpec.ssidText(ssid)) (\(keyManagement.rawValue), helper \(helper))"
+        "profile '\(name)' for \(ProvisionedProfileSpec.ssidText(ssid)) (\(keyManagement.rawValue), helper \(helper))"
     }
     public var debugDescription: String { description }
     /// Without the password: `dump` and debuggers never show it.
-    public var customMirror: Mirror { Mirror(self, children: ["ssid": ssid, "keyManagement": keyManagement, "helper": helper]) }
+    public var customMirror: Mirror { Mirror(self, children: ["ssid": ssid, "keyManagement": keyManagement, "helper": helper, "name": name]) }
 
     /// Whether NetworkManager would accept `password` as a PSK: 8 to 63 printable ASCII characters
     /// or 64 hexadecimal digits (IEEE 802.11 Annex M; NetworkManager's `nm_utils_wpa_psk_valid`).
@@ -77,7 +95,11 @@ public struct ProvisionedProfileSpec: Sendable, Hashable, CustomStringConvertibl
     /// The SSID as text for ids and messages: invalid UTF-8 is replaced, control characters are
     /// shown as `?`, so the result is safe for D-Bus and logs.
     public static func ssidText(_ ssid: [UInt8]) -> String {
-        String(String(decoding: ssid, as: UTF8.self).unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) })
+        visible(String(decoding: ssid, as: UTF8.self))
+    }
+
+    static func visible(_ text: String) -> String {
+        String(text.unicodeScalars.map { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) ? "?" : Character($0) })
     }
 
     /// The whole profile, secret included, for `AddConnection2` / `Update2`. `autoconnect` is
@@ -86,7 +108,7 @@ public struct ProvisionedProfileSpec: Sendable, Hashable, CustomStringConvertibl
     public func settings(uuid: String, autoconnect: Bool = true) -> ConnectionSettings {
         [
             "connection": [
-                "id": .string(Self.ssidText(ssid) + Self.idSuffix), "uuid": .string(uuid), "type": .string("802-11-wireless"),
+                "id": .string(name), "uuid": .string(uuid), "type": .string("802-11-wireless"),
                 "autoconnect": .bool(autoconnect), "autoconnect-priority": .int32(Self.autoconnectPriority),
             ],
             "802-11-wireless": ["ssid": .bytes(ssid), "mode": .string("infrastructure")],

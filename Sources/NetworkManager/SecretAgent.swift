@@ -205,7 +205,7 @@ public actor NetworkManagerSecretAgent {
 
     /// Only NetworkManager's current unique name may call the agent. The cached owner may lag a
     /// restart by a moment, so a mismatch is checked against the bus before refusing.
-    /// The owner must also run as root (issue 14 item 5): on a bus whose policy let another user
+    /// The owner must also run as root: on a bus whose policy let another user
     /// take NetworkManager's name, passwords still go to no one but root.
     private func authorize(_ call: MethodCall) async throws {
         if owner != call.sender {

@@ -22,6 +22,11 @@ public struct DeviceState: RawRepresentable, Sendable, Hashable, CustomStringCon
     /// Whether the device has IP connectivity (ACTIVATED, and nothing else).
     public var isActivated: Bool { self == .activated }
 
+    /// Whether the device holds a join the daemon may already act on: ACTIVATED, or the states
+    /// between its addresses and ACTIVATED (IP_CHECK, where NetworkManager runs its pre-up
+    /// dispatcher scripts and waits for them, and SECONDARIES).
+    public var holdsJoin: Bool { self == .ipCheck || self == .secondaries || self == .activated }
+
     public var description: String {
         switch rawValue {
         case 0: return "unknown"

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
+// The custom executor is installed through Swift 6.3's executor factory, an SPI that may change
+// in any release: it is built only with the CustomGlobalExecutor trait (the default) and only by
+// the compilers it was written for. Anywhere else the programs keep the platform's executor, and
+// `install()` says so (docs/ARCHITECTURE.md, "Where tasks run").
+#if HOTSPOT_CUSTOM_GLOBAL_EXECUTOR && compiler(>=6.3) && compiler(<6.4)
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import CExecutor
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The executor every task of the programs runs on unless an actor says otherwise (issue 12).
+/// The executor every task of the programs runs on unless an actor says otherwise.
 ///
 /// Swift's default on Linux is libdispatch's pool, whose monitor wakes the process every second
 /// for as long as it lives — the one wake-up an idle daemon had. This pool (Sources/CExecutor)
@@ -17,10 +22,8 @@ import Glibc
 /// work is one kind).
 public enum GlobalExecutor {
     /// Worker threads: the processors, at least 2 (a blocked job must not stall the rest) and at
-    /// most 4 (the daemon's work is small and mostly waits on the bus). Once a connection hosts
-    /// the jobs (`Connection.hostGlobalJobs()`, the daemon) they run on its thread and the
-    /// workers idle; what blocks there then stalls everything, so blocking work has threads of
-    /// its own.
+    /// most 4 (the daemon's work is small and mostly waits on the bus). Blocking work (transfers,
+    /// file syncs) still has threads of its own (`DetachedThread`), so the workers stay free.
     static var workerCount: Int {
         let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         return min(4, max(2, processors))
@@ -33,6 +36,9 @@ public enum GlobalExecutor {
     public static func install() {
         _ = installed
     }
+
+    /// Whether the programs' tasks run on this pool (false: the platform's executor).
+    public static var isInstalled: Bool { installed }
 
     /// Set (to anything) in the environment, the programs keep libdispatch's pool.
     public static let platformExecutorVariable = "HOTSPOT_HELPER_PLATFORM_EXECUTOR"
@@ -86,3 +92,15 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
         enqueue(job, after: clock.now.duration(to: instant), tolerance: tolerance, clock: clock)
     }
 }
+#else
+/// The platform's executor: this build has no custom global executor (built without the
+/// CustomGlobalExecutor trait, or by a Swift this project's executor was not written for).
+public enum GlobalExecutor {
+    /// Does nothing: the platform's executor stays.
+    public static func install() {}
+    /// Always false in this build.
+    public static var isInstalled: Bool { false }
+    /// Kept for the benchmarks' messages.
+    public static let platformExecutorVariable = "HOTSPOT_HELPER_PLATFORM_EXECUTOR"
+}
+#endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// hotspot-helper: the one binary the package ships, behind three names (issue 12: one Swift
+// hotspot-helper: the one binary the package ships, behind three names (one Swift
 // runtime, not three). /usr/libexec/hotspot-helperd, /usr/bin/hotspotctl and
 // /usr/bin/hotspot-helper-agent are links to it; it runs the program named by argv[0], or by its
 // first argument (`hotspot-helper hotspotctl status`), as busybox does.
@@ -21,7 +21,7 @@ func run(_ name: Substring, _ arguments: [String]) async -> Bool {
     return true
 }
 
-GlobalExecutor.install()  // before any task: no libdispatch pool, no idle wake-ups (issue 12)
+GlobalExecutor.install()  // before any task: no libdispatch pool, no idle wake-ups
 let argv = CommandLine.arguments
 let invokedAs = argv.first?.split(separator: "/").last ?? ""
 if await run(invokedAs, Array(argv.dropFirst())) { exit(0) }

@@ -51,4 +51,53 @@ import Testing
         let f = try #require(HTMLFormReader.forms(in: "<form><input name=username><input name=room><input type=password name=password></form>").first)
         #expect(f.submission(filling: [FormField(name: "username", value: "u"), FormField(name: "password", value: "p")]) == .needsUser(["room"]))
     }
+
+    /// A terms page of 64 KiB: one `<label>` holding 9,300 `<input>`s. Each input used to read its
+    /// label's whole text again (quadratic: 37 s of CPU in a debug build, 3.2 s in release, on the
+    /// daemon's bus thread).
+    static func labelHoldingInputs(_ count: Int) -> String {
+        "<form method=post action=/ok><label>I accept " + String(repeating: "<input>", count: count) + "</label><input type=submit></form>"
+    }
+
+    @Test func aLabelHoldingThousandsOfInputsIsReadInLinearTime() throws {
+        let page = Self.labelHoldingInputs(9_300)
+        #expect(page.utf8.count > 64_000)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let form = try #require(HTMLFormReader.forms(in: page).first)
+        let elapsed = clock.now - start
+        #expect(form.controls.count == HTMLFormReader.maxControls)
+        #expect(form.controls.first?.label == "I accept")
+        #expect(elapsed < .seconds(2), "reading a 64 KiB page took \(elapsed)")
+    }
+
+    /// The work budget: shapes that made the reader walk one part of the page once per control
+    /// (a shared label, the words after many checkboxes, labels inside labels) stay linear, so
+    /// doubling the page at most doubles the work and the budget is never reached.
+    @Test(arguments: [
+        { (n: Int) in labelHoldingInputs(n) },
+        { (n: Int) in "<form>" + String(repeating: "<input type=checkbox>", count: n) + String(repeating: "<span></span>", count: n) + "</form>" },
+        { (n: Int) in "<form>" + String(repeating: "<span><input type=checkbox>", count: n) + String(repeating: "</span>", count: n) + "</form>" },
+        { (n: Int) in "<form>" + String(repeating: "<label><input>", count: min(n, 200)) + String(repeating: "<b></b>", count: n) + "</form>" },
+        { (n: Int) in "<form><select name=s>" + String(repeating: "<option>" + String(repeating: "<b></b>", count: 50), count: n / 50) + "</select></form>" },
+    ] as [@Sendable (Int) -> String])
+    func hostileShapesCostWorkLinearInThePage(_ page: @Sendable (Int) -> String) {
+        let small = HTMLFormReader.read(Array(page(2_000).utf8))
+        let large = HTMLFormReader.read(Array(page(8_000).utf8))
+        for reading in [small, large] {
+            #expect(!reading.exhausted, "the reader ran out of its budget: \(reading.work) of \(reading.budget)")
+            #expect(reading.work <= reading.budget)
+        }
+        #expect(large.work <= 5 * max(small.work, 1), "4× the page cost \(large.work) visits against \(small.work)")
+    }
+
+    /// A page past its budget has no form the reader vouches for (the user signs in with a browser).
+    @Test func aPageOverItsBudgetHasNoForm() {
+        let page = Array(Self.labelHoldingInputs(40).utf8)
+        let enough = HTMLFormReader.read(page)
+        #expect(enough.forms.count == 1 && !enough.exhausted)
+        let short = HTMLFormReader.read(page, budget: enough.work - 1)
+        #expect(short.exhausted)
+        #expect(short.forms.isEmpty)
+    }
 }

@@ -63,7 +63,7 @@ struct FaultInjectionTests {
         try await s.waitFor("inactive", timeout: .seconds(30))
         try await s.join("Library", accessPoint: "ap3")
         try await eventually("Library is signed in", s) {
-            let ssid = try await s.property("Network")?.varDict?["ssid"]?.byteArray
+            let ssid = try await s.network()?["ssid"]?.byteArray
             return try await s.state() == "authenticated" && ssid == Array("Library".utf8)
         }
         #expect(try await s.property("Helper") == .string("Twice"))
@@ -223,7 +223,7 @@ struct FaultInjectionTests {
         #expect(try await s.state() == "inactive")
         try await s.join("Museum", accessPoint: "ap4")
         try await s.waitFor("authenticated", timeout: .seconds(30))
-        #expect(try await s.property("Network")?.varDict?["ssid"]?.byteArray == Array("Museum".utf8))
+        #expect(try await s.network()?["ssid"]?.byteArray == Array("Museum".utf8))
         #expect(s.daemon.process.isRunning)
     }
 

@@ -93,7 +93,7 @@ struct ResilienceTests {
         _ = try await nm2.mockCall(s.client, path: Scenario.nmPath, "AddActiveConnection",
                                    [.strings([device]), .string(conn), "/org/freedesktop/NetworkManager/AccessPoint/ap3", "again", .uint32(2)])
         try await s.waitFor("authenticated")
-        let network = try await s.property("Network")?.varDict
+        let network = try await s.network()
         #expect(network?["ssid"]?.byteArray == Array("Library".utf8))
     }
 

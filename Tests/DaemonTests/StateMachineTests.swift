@@ -22,7 +22,7 @@ struct StateMachineTests {
         try await s.waitFor("authenticated")
         #expect(try await s.property("Helper") == .string("Cafe"))
         #expect(script.received.filter { $0 != .filterScanList } == [.evaluate, .authenticate])
-        let network = try await s.property("Network")?.varDict
+        let network = try await s.network()
         #expect(network?["ssid"]?.byteArray == Array("CityFree".utf8))
         #expect(network?["bssid"] == .string("0A:00:00:00:00:01"))
     }
@@ -79,14 +79,17 @@ struct StateMachineTests {
     @Test func uiRequiredEmitsTheSignalAndPresentUIFinishesTheSignIn() async throws {
         let s = try await Scenario(mode: Self.mode)
         let ui = try await s.client.signals(matching: MatchRule(sender: HotspotContract.busName, interface: HotspotContract.managerInterface, member: "UIRequired"))
-        let (_, script) = try await s.helper("Portal", script: HelperScript(confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success]))
+        let (_, script) = try await s.helper("Lobby Portal", script: HelperScript(confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success]))
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("presenting-ui")
         var it = ui.makeAsyncIterator()
         let signal = await it.next()
         #expect(signal?.body[0] == .objectPath(s.interfacePath))
-        #expect(signal?.body[1] == .string("Portal"))
-        #expect(signal?.body[2].varDict?["ssid"]?.byteArray == Array("CityFree".utf8))
+        #expect(signal?.body[1] == .string("Lobby Portal"))
+        // A broadcast: the network without its SSID and BSSID (location data), which GetNetwork gives.
+        #expect(signal?.body[2].varDict?["ssid"] == nil && signal?.body[2].varDict?["bssid"] == nil, "\(String(describing: signal?.body[2]))")
+        #expect(signal?.body[2].varDict?["secure"] != nil)
+        #expect(try await s.network()?["ssid"]?.byteArray == Array("CityFree".utf8))
         _ = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface, member: "PresentUI")
         try await s.waitFor("authenticated")
         #expect(script.received.contains(.presentUI))

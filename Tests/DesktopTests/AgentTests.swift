@@ -56,7 +56,7 @@ extension DesktopTests {
             let s = try await Session()
             let agent = try await startAgent(d, s)
             let received = Kept<CommandType>()
-            try await d.helper("Portal", confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success], received: received)
+            try await d.helper("Lobby Portal", confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success], received: received)
             try await d.join("CityFree", accessPoint: "ap1")
             try await d.waitFor("presenting-ui")
             #expect(await agent.waitForOutput(containing: "notified: sign in to CityFree"), "\(agent.output)")
@@ -66,7 +66,7 @@ extension DesktopTests {
             let note = notes[0]
             #expect(note[0] == .string("Hotspot Helper"))
             #expect(note[3] == .string("Sign in to CityFree"))
-            #expect(note[4].string?.contains("Portal") == true)
+            #expect(note[4].string?.contains("Lobby Portal") == true)
             let actions = note[5].strings ?? []
             #expect(actions.contains("sign-in"), "\(actions)")
             #expect(actions.count % 2 == 0)
@@ -98,7 +98,7 @@ extension DesktopTests {
             try await portal.addMethod(s.client, path: "/org/gnome/Shell/PortalHelper", interface: "org.gnome.Shell.PortalHelper", name: "Authenticate",
                                        inSignature: "osu", outSignature: "", code: "")
             let agent = try await startAgent(d, s, ["--fallback-url", "http://portal.example/"])
-            try await d.helper("Portal", confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success])
+            try await d.helper("Lobby Portal", confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success])
             try await d.join("CityFree", accessPoint: "ap1")
             try await d.waitFor("presenting-ui")
             #expect(await agent.waitForOutput(containing: "notified"), "\(agent.output)")
@@ -112,10 +112,37 @@ extension DesktopTests {
             #expect(s.openedURLs.isEmpty)
         }
 
+        /// One prompt, never two: where GNOME Shell runs and NetworkManager's connectivity check is
+        /// on, Shell opens its own "Hotspot Login" window, so the agent posts nothing; the same
+        /// session with the check off gets the agent's notification.
+        @Test(arguments: [true, false])
+        func underGNOMEShellWithNetworkManagersCheckOnTheAgentLeavesThePromptToShell(checkOn: Bool) async throws {
+            let d = try await Desktop()
+            let s = try await Session()
+            for (name, value) in [("ConnectivityCheckEnabled", DBusValue.bool(checkOn)), ("ConnectivityCheckUri", .string("http://nmcheck.gnome.org/check_network_status.txt"))] {
+                _ = try await d.nm.mockCall(d.client, path: DBusMock.networkManagerPath, "AddProperty",
+                                            [.string("org.freedesktop.NetworkManager"), .string(name), .variant(value)])
+            }
+            let shell = try s.bus.connect()
+            try await shell.requestName("org.gnome.Shell")
+            let agent = try await startAgent(d, s)
+            try await d.helper("Airport Wi-Fi", confidence: .high, results: [.authenticate: .uiRequired])
+            try await d.join("CityFree", accessPoint: "ap1")
+            try await d.waitFor("presenting-ui")
+            if checkOn {
+                #expect(await agent.waitForOutput(containing: "not notifying for CityFree: GNOME Shell opens its own sign-in window"), "\(agent.output)")
+                #expect(try await s.calls("Notify").isEmpty)
+            } else {
+                #expect(await agent.waitForOutput(containing: "notified: sign in to CityFree"), "\(agent.output)")
+                #expect(try await s.calls("Notify").count == 1)
+            }
+            _ = shell
+        }
+
         @Test func anAgentStartedLateNotifiesForAnInterfaceAlreadyWaitingAndOnlyOneAgentRunsPerSession() async throws {
             let d = try await Desktop()
             let s = try await Session()
-            try await d.helper("Portal", confidence: .high, results: [.authenticate: .uiRequired])
+            try await d.helper("Lobby Portal", confidence: .high, results: [.authenticate: .uiRequired])
             try await d.join("CityFree", accessPoint: "ap1")
             try await d.waitFor("presenting-ui")
             let agent = try await startAgent(d, s)

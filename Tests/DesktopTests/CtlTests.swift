@@ -15,7 +15,7 @@ extension DesktopTests {
     struct CtlTests {
         @Test func statusShowsTheInterfaceStateNetworkAndHelperAsATableAndAsJSON() async throws {
             let d = try await Desktop()
-            try await d.helper("Portal", confidence: .high, results: [.authenticate: .uiRequired])
+            try await d.helper("Lobby Portal", confidence: .high, results: [.authenticate: .uiRequired])
             try await d.join("CityFree", accessPoint: "ap1")
             try await d.waitFor("presenting-ui")
 
@@ -25,7 +25,7 @@ extension DesktopTests {
             #expect(lines.first?.hasPrefix("hotspot-helperd 0.2.0:") == true, "\(table.stdout)")
             #expect(lines.contains { $0.hasPrefix("INTERFACE") && $0.contains("STATE") && $0.contains("CONNECTIVITY") && $0.contains("EXPIRES") })
             let row = lines.first { $0.hasPrefix("wlan0") } ?? ""
-            for cell in ["presenting-ui", "CityFree", "0A:00:00:00:00:01", "Portal"] { #expect(row.contains(cell), "\(row)") }
+            for cell in ["presenting-ui", "CityFree", "0A:00:00:00:00:01", "Lobby Portal"] { #expect(row.contains(cell), "\(row)") }
 
             // No subcommand means status.
             #expect(try await d.ctl([]).stdout == table.stdout)
@@ -36,10 +36,10 @@ extension DesktopTests {
             #expect(interfaces.count == 1)
             #expect(interfaces.first?["name"] as? String == "wlan0")
             #expect(interfaces.first?["state"] as? String == "presenting-ui")
-            #expect(interfaces.first?["helper"] as? String == "Portal")
+            #expect(interfaces.first?["helper"] as? String == "Lobby Portal")
             #expect((interfaces.first?["network"] as? [String: Any])?["ssid"] as? String == "CityFree")
             #expect(interfaces.first?["session-expires"] as? Int == 0)
-            #expect((doc?["helpers"] as? [[String: Any]])?.first?["display-name"] as? String == "Portal")
+            #expect((doc?["helpers"] as? [[String: Any]])?.first?["display-name"] as? String == "Lobby Portal")
         }
 
         @Test func helpersAndCheckPrintTablesAndJSON() async throws {
@@ -94,7 +94,7 @@ extension DesktopTests {
         @Test func presentUIFinishesTheSignInAndLogoffSignsOut() async throws {
             let d = try await Desktop()
             let received = Kept<CommandType>()
-            try await d.helper("Portal", confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success], received: received)
+            try await d.helper("Lobby Portal", confidence: .high, results: [.authenticate: .uiRequired, .presentUI: .success], received: received)
             try await d.join("CityFree", accessPoint: "ap1")
             try await d.waitFor("presenting-ui")
 
@@ -107,7 +107,7 @@ extension DesktopTests {
 
             let logoff = try await d.ctl(["logoff", "wlan0"])
             #expect(logoff.status == 0, "\(logoff.stderr)")
-            #expect(logoff.stdout == "wlan0: logging off from CityFree through Portal\n", "\(logoff.stdout)")
+            #expect(logoff.stdout == "wlan0: logging off from CityFree through Lobby Portal\n", "\(logoff.stdout)")
             try await d.waitUntil("the helper receives logoff") { received.all.contains(.logoff) }
 
             // Present-ui when nothing waits for the user: the daemon's refusal, exit 1.
@@ -148,13 +148,13 @@ extension DesktopTests {
             #expect(await human.waitForOutput(containing: "wlan0: inactive", timeout: .seconds(20)), "\(human.output)")
             #expect(await lines.waitForOutput(containing: #""to":"inactive""#, timeout: .seconds(20)), "\(lines.output)")
 
-            try await d.helper("Portal", confidence: .high, results: [.authenticate: .uiRequired])
+            try await d.helper("Lobby Portal", confidence: .high, results: [.authenticate: .uiRequired])
             try await d.join("CityFree", accessPoint: "ap1")
             try await d.waitFor("presenting-ui")
             #expect(await human.waitForOutput(containing: "authenticating -> presenting-ui", timeout: .seconds(20)), "\(human.output)")
-            #expect(await human.waitForOutput(containing: "wlan0: Portal needs you to sign in to CityFree (hotspotctl present-ui wlan0)"), "\(human.output)")
-            #expect(await human.waitForOutput(containing: "wlan0: Portal answered authenticate: ui-required"), "\(human.output)")
-            #expect(human.output.contains("helpers: Portal"), "\(human.output)")
+            #expect(await human.waitForOutput(containing: "wlan0: Lobby Portal needs you to sign in to CityFree (hotspotctl present-ui wlan0)"), "\(human.output)")
+            #expect(await human.waitForOutput(containing: "wlan0: Lobby Portal answered authenticate: ui-required"), "\(human.output)")
+            #expect(human.output.contains("helpers: Lobby Portal"), "\(human.output)")
             #expect(await lines.waitForOutput(containing: #""event":"ui-required""#), "\(lines.output)")
 
             // Every line of --json is one JSON object with an event.

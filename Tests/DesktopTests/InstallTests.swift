@@ -16,6 +16,8 @@ extension DesktopTests {
             "/usr/share/dbus-1/interfaces/org.freedesktop.NetworkManager.HotspotHelper.xml": 0o644,
             "/usr/share/polkit-1/actions/org.freedesktop.NetworkManager.HotspotHelper.policy": 0o644,
             "/lib/systemd/system/hotspot-helperd.service": 0o644,
+            // NetworkManager runs only root-owned scripts that others cannot write.
+            "/usr/lib/NetworkManager/dispatcher.d/pre-up.d/90-hotspot-helper": 0o755,
             "/usr/lib/systemd/user/hotspot-helper-agent.service": 0o644,
             "/etc/xdg/autostart/hotspot-helper-agent.desktop": 0o644,
             "/etc/hotspot-helper/hotspot-helperd.conf": 0o644,
@@ -158,7 +160,8 @@ extension DesktopTests {
             defer { try? FileManager.default.removeItem(at: dir) }
             let r = try await Self.make("deb", ["DEB_DIR": dir.path, "DEB_COMPRESS": "none", "NO_LINTIAN": "1"])
             try #require(r.status == 0, "make deb failed:\n\(r.stdout)\n\(r.stderr)")
-            let deb = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasSuffix(".deb") })
+            // The Shell extension's package is built beside it (ShellExtensionPackageTests).
+            let deb = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasPrefix("hotspot-helper_") && $0.hasSuffix(".deb") })
             let path = dir.appendingPathComponent(deb).path
 
             let info = try await ManagedProcess.run("/usr/bin/dpkg-deb", ["--info", path])

@@ -157,11 +157,11 @@ extension DesktopTests {
             })
         }
 
-        /// The release daemon's tasks run on its bus thread (`Connection.hostGlobalJobs()`, issue
-        /// 13): a method handled in a task (ForgetNetwork) is received, handled and answered there,
-        /// so the executor's workers sleep through a hundred calls. Were the tasks on the workers,
-        /// each call would wake one.
-        @Test func releaseDaemonHandlesCallsOnItsBusThread() async throws {
+        /// The release daemon's bus thread only routes messages: a method handled in a task
+        /// (ForgetNetwork) runs on the executor's workers, so a slow or hostile piece of work
+        /// (a portal's page being read, a state file synced) can never hold the bus. Were the
+        /// tasks on the bus thread, the workers would sleep through a hundred calls.
+        @Test func releaseDaemonHandlesCallsOffItsBusThread() async throws {
             let settled = try await SettledReleaseDaemon(label: "thread")
             defer { withExtendedLifetime(settled) {} }
             let (c, daemon) = (settled.client, settled.daemon)
@@ -177,7 +177,7 @@ extension DesktopTests {
             }
             #expect(after.values.contains { $0.name == "hh-worker" }, "the executor's workers are named hh-worker: \(after.values.map(\.name))")
             #expect(grown("dbus-connection") >= 100, "the bus thread switched \(grown("dbus-connection")) times for 100 calls")
-            #expect(grown("hh-worker") <= 5, "the workers switched \(grown("hh-worker")) times for 100 calls: the tasks did not run on the bus thread\n\(daemon.output.suffix(2000))")
+            #expect(grown("hh-worker") >= 100, "the workers switched \(grown("hh-worker")) times for 100 calls: the handling did not run on them\n\(daemon.output.suffix(2000))")
         }
 
         /// libcurl and libxml2 are loaded when first used (Sources/CLazyLibraries, issue 12): the
@@ -207,43 +207,15 @@ extension DesktopTests {
         }
 
         /// The layout that keeps the idle daemon's resident set small (Makefile, docs/PACKAGING.md):
-        /// relative relocations packed (DT_RELR), no symbols exported, and the functions of
-        /// packaging/hotspot-helper.order first in .text, in that order. The order is checked on
-        /// the unstripped binary `make release` left (BUILT_PRODUCTS), the one `make deb` strips;
-        /// the check also fails when the order file has gone stale (most of its functions renamed
-        /// or gone: run `make order-file`).
-        @Test func releaseBinaryIsLaidOutInTheOrderFileWithPackedRelocationsAndNoExports() async throws {
+        /// relative relocations packed (DT_RELR) and no symbols exported. The link order
+        /// (packaging/hotspot-helper.order) is not checked here: it only saves memory, and
+        /// `make release` warns when it has gone stale (Tools/link-order/check).
+        @Test func releaseBinaryHasPackedRelocationsAndNoExports() async throws {
             let shipped = ReleaseBuild.program(ReleaseBuild.binary)
             let dynamic = try await ManagedProcess.run("/usr/bin/readelf", ["-d", "--dyn-syms", "-W", shipped], timeout: .seconds(30))
             #expect(dynamic.stdout.contains("(RELR)"), "no DT_RELR: relative relocations are not packed\n\(dynamic.stdout.prefix(3000))")
             let exported = dynamic.stdout.split(separator: "\n").filter { $0.contains(" GLOBAL ") && !$0.contains(" UND ") }
             #expect(exported.count < 50, "the binary exports \(exported.count) symbols: \(exported.prefix(5))")
-
-            let unstripped = ReleaseBuild.unstripped
-            try #require(FileManager.default.isReadableFile(atPath: unstripped), "no \(unstripped): `make release` leaves it (make test runs make deb)")
-            let (shippedID, unstrippedID) = (try await ReleaseBuild.buildID(of: shipped), try await ReleaseBuild.buildID(of: unstripped))
-            try #require(shippedID != nil && shippedID == unstrippedID,
-                         "\(unstripped) (build ID \(unstrippedID ?? "none")) is not the binary packaged as \(shipped) (\(shippedID ?? "none")): run `make deb`")
-            let order = try String(contentsOf: TestKitPaths.repositoryRoot.appendingPathComponent("packaging/hotspot-helper.order"), encoding: .utf8)
-                .split(separator: "\n").map(String.init)
-            let symbols = try await ManagedProcess.run("/usr/bin/nm", ["--defined-only", unstripped], timeout: .seconds(60))
-            var address: [String: UInt64] = [:]
-            for line in symbols.stdout.split(separator: "\n") {
-                let f = line.split(separator: " ")
-                if f.count == 3, "tTwW".contains(f[1]), let a = UInt64(f[0], radix: 16) { address[String(f[2])] = a }
-            }
-            let placed = order.compactMap { address[$0] }
-            #expect(placed.count * 100 >= order.count * 95,
-                    "only \(placed.count) of the order file's \(order.count) functions are in the binary: run `make order-file`")
-            // The first half of the list (the idle daemon's code and its libraries' large sections)
-            // lies in the first half of .text; linked without the order it spreads over 90 % of it.
-            let headers = try await ManagedProcess.run("/usr/bin/readelf", ["-SW", unstripped], timeout: .seconds(30))
-            let text = try #require(headers.stdout.split(separator: "\n").first { $0.contains(" .text ") }?.split(separator: " ").map(String.init))
-            let at = try #require(text.firstIndex(of: ".text"))
-            let (start, size) = (UInt64(text[at + 2], radix: 16) ?? 0, UInt64(text[at + 4], radix: 16) ?? 1)
-            let firstHalf = placed.prefix(placed.count / 2)
-            let reach = Double((firstHalf.max() ?? start) - start) / Double(size)
-            #expect(reach < 0.5, "the first half of the order file reaches \(Int(reach * 100)) % into .text: the order was not applied")
         }
 
         /// ICU's data (`icudt…`, about 30 MB) comes with full Foundation; the shipped binary links

@@ -70,6 +70,6 @@ import Testing
     @Test func ssidDisplayFormEscapesWhatCannotBeShown() {
         #expect(SSID("Café").displayForm == "Café")
         #expect(SSID(bytes: [0x41, 0xFF, 0x5C]).displayForm == "A\\xff\\x5c")
-        #expect(SSID(bytes: [0x41, 0x0A]).displayForm == "A\\x0a")
+        #expect(SSID(bytes: [0x41, 0x0A]).displayForm == "A\\n")
     }
 }

@@ -14,8 +14,7 @@ public enum DaemonMode: Sendable {
     /// and a debugger or a crash report sees the daemon's frames; its log is captured. Not for
     /// tests that signal, kill or restart the daemon, nor for the connectivity monitor (its Router
     /// Advertisement thread outlives a stopped daemon). The test process keeps Swift's own
-    /// executor, so the daemon's tasks run on its workers, not on the bus thread as in the
-    /// program (`Connection.hostGlobalJobs()`); the subprocess runs what ships.
+    /// executor, not the program's pool (`GlobalExecutor`); the subprocess runs what ships.
     case inProcess
 }
 

@@ -81,6 +81,35 @@ extension DaemonScenarioParts {
         try await core.nm.joinWiFi(core.client, device: core.device, ssid: ssid, accessPoint: accessPoint, profile: profile, active: active)
     }
 
+    /// Starts joining `ssid` and stops where NetworkManager runs its pre-up dispatcher scripts
+    /// (IP_CHECK); ``finishJoin()`` announces ACTIVATED. Returns the profile's path.
+    @discardableResult
+    public func joinHeld(_ ssid: String, accessPoint: String = "ap1", active: String = "active\(Int.random(in: 0..<1_000_000))") async throws -> String {
+        let name = ssid.lowercased()
+        let settingsPath = "/org/freedesktop/NetworkManager/Settings/\(name)"
+        let existing = try await core.client.call(destination: "org.freedesktop.NetworkManager", path: "/org/freedesktop/NetworkManager/Settings",
+                                                  interface: "org.freedesktop.NetworkManager.Settings", member: "ListConnections").first?.objectPaths ?? []
+        if !existing.contains(where: { $0.rawValue == settingsPath }) {
+            try await mock("AddWiFiConnection", [.string(core.device), .string(name), .string(ssid), ""])
+        }
+        try await core.nm.activateHeld(core.client, device: core.device, profile: settingsPath,
+                                       accessPoint: "/org/freedesktop/NetworkManager/AccessPoint/\(accessPoint)", name: active)
+        return settingsPath
+    }
+
+    /// NetworkManager announces the held join (``joinHeld(_:accessPoint:active:)``) as ACTIVATED.
+    public func finishJoin() async throws { try await core.nm.finishActivation(core.client, device: core.device) }
+
+    /// What NetworkManager's pre-up dispatcher script asks the daemon (`SettleJoin`, as root).
+    public func settleJoin(_ interface: String = "wlan0", timeout: Duration = .seconds(70)) async throws -> String {
+        try await manager(HotspotContract.Manager.settleJoin.name, [.string(interface)], timeout: timeout).first?.string ?? ""
+    }
+
+    /// How many times the daemon asked NetworkManager to check connectivity.
+    public func networkManagerChecks() async throws -> Int {
+        try await calls(DaemonScenario.nmPath).filter { $0.method == "CheckConnectivity" }.count
+    }
+
     /// The device leaves its network.
     public func leave() async throws { try await mock("SetDeviceDisconnected", [.string(core.device)]) }
 
@@ -88,6 +117,13 @@ extension DaemonScenarioParts {
     public func property(_ name: String) async throws -> DBusValue? {
         try await core.client.call(destination: HotspotContract.busName, path: interfacePath, interface: "org.freedesktop.DBus.Properties",
                                    member: "Get", body: [.string(HotspotContract.interfaceInterface.rawValue), .string(name)]).first?.unwrapped
+    }
+
+    /// The network the interface is on, SSID and BSSID included (GetNetwork, as root): the
+    /// `Network` property has neither (location data).
+    public func network() async throws -> [String: DBusValue]? {
+        try await core.client.call(destination: HotspotContract.busName, path: interfacePath, interface: HotspotContract.interfaceInterface,
+                                   member: "GetNetwork").first?.varDict
     }
 
     /// Calls a method of the manager object as root (the client connection).

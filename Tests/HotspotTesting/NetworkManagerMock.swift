@@ -119,6 +119,54 @@ extension DBusMock {
         }
     }
 
+    /// Starts activating `profile` on `device` as real NetworkManager does up to its pre-up
+    /// dispatcher scripts: the active connection is exported (ACTIVATING) and becomes the device's,
+    /// and the device reaches IP_CHECK (its addresses configured), where NetworkManager waits for
+    /// the scripts. ``finishActivation(_:device:)`` then announces ACTIVATED. Returns the active
+    /// connection.
+    @discardableResult
+    public func activateHeld(_ c: Connection, device: String, profile: String, accessPoint: String, name: String) async throws -> String {
+        let args: [DBusValue] = [.string(device), .string(profile), .string(accessPoint), .string(name)]
+        do {
+            return try await mockCall(c, path: Self.networkManagerPath, "ActivateHeld", args).first?.string ?? ""
+        } catch where error.dbusName == DBusErrorName.unknownMethod {
+            try await addMethod(c, path: Self.networkManagerPath, interface: "org.freedesktop.DBus.Mock", name: "ActivateHeld",
+                                inSignature: "ssss", outSignature: "s", code: Self.activateHeld)
+            return try await mockCall(c, path: Self.networkManagerPath, "ActivateHeld", args).first?.string ?? ""
+        }
+    }
+
+    /// Ends a held activation (``activateHeld(_:device:profile:accessPoint:name:)``): the device
+    /// and its active connection are ACTIVATED.
+    public func finishActivation(_ c: Connection, device: String) async throws {
+        let ac = try await c.call(busName, device, "org.freedesktop.DBus.Properties", "Get",
+                                  [.string("org.freedesktop.NetworkManager.Device"), .string("ActiveConnection")]).first?.unwrapped.objectPath
+        _ = try await mockCall(c, path: Self.networkManagerPath, "SetDeviceActive", [.string(device), .objectPath(ac ?? ObjectPath("/"))])
+    }
+
+    static let activateHeld = """
+        dev_path, conn_path, ap_path, name = args
+        nm = get_object('/org/freedesktop/NetworkManager')
+        s = get_object(conn_path).settings
+        ac = '/org/freedesktop/NetworkManager/ActiveConnection/' + name
+        nm.AddObject(ac, 'org.freedesktop.NetworkManager.Connection.Active', {
+            'Devices': dbus.Array([dbus.ObjectPath(dev_path)], signature='o'), 'Default6': False, 'Default': False,
+            'Type': s['connection']['type'], 'Vpn': False, 'Connection': dbus.ObjectPath(conn_path),
+            'Master': dbus.ObjectPath('/'), 'SpecificObject': dbus.ObjectPath(ap_path), 'Uuid': s['connection']['uuid'],
+            'State': dbus.UInt32(1), 'Id': s['connection']['id']}, [])
+        nm.object_manager_emit_added(ac)
+        acs = nm.Get('org.freedesktop.NetworkManager', 'ActiveConnections')
+        acs.append(dbus.ObjectPath(ac))
+        nm.SetProperty('/org/freedesktop/NetworkManager', 'org.freedesktop.NetworkManager', 'ActiveConnections', acs)
+        dev = get_object(dev_path)
+        dev.Set('org.freedesktop.NetworkManager.Device', 'ActiveConnection', dbus.ObjectPath(ac))
+        old = dev.Get('org.freedesktop.NetworkManager.Device', 'State')
+        dev.Set('org.freedesktop.NetworkManager.Device', 'State', dbus.UInt32(80))
+        dev.Set('org.freedesktop.NetworkManager.Device', 'StateReason', (dbus.UInt32(80), dbus.UInt32(0)))
+        dev.EmitSignal('org.freedesktop.NetworkManager.Device', 'StateChanged', 'uuu', [dbus.UInt32(80), old, dbus.UInt32(0)])
+        ret = ac
+        """
+
     /// Disconnects `device` as real NetworkManager does: the device drops to DISCONNECTED, and its
     /// active connection leaves the manager's `ActiveConnections` and the bus (`InterfacesRemoved`).
     /// (The template's `SetDeviceDisconnected` keeps every active connection ever made listed, so a

@@ -10,6 +10,19 @@ import Testing
 struct ProvisionedProfileModelTests {
     static let spec = ProvisionedProfileSpec(ssid: bytes("Coffee\u{1}Shop"), keyManagement: .wpaPSK, password: "hunter2-longer", helper: "com.example.coffee")
 
+    /// The desktop's settings show `connection.id`: the helper's name for the network, unique among
+    /// the daemon's profiles, never a control character.
+    @Test func theProfileIsNamedAsTheHelperNamesTheNetwork() {
+        func spec(_ ssid: String, _ name: String?) -> ProvisionedProfileSpec {
+            ProvisionedProfileSpec(ssid: bytes(ssid), keyManagement: .wpaPSK, password: "hunter2-longer", helper: "h", name: name)
+        }
+        #expect(spec("Office", "Office Net").settings(uuid: "u")["connection"]?["id"] == .string("Office Net"))
+        #expect(spec("Office", "Bad\u{85}Name\u{7}").name == "Bad?Name?")
+        #expect(spec("Office", "").name == "Office")
+        let named = ProvisionedProfileSpec.uniquelyNamed([spec("CityFree", "City Wi-Fi"), spec("CityFree-5G", "City Wi-Fi"), spec("Office", "Office Net")])
+        #expect(named.map(\.name) == ["City Wi-Fi (CityFree)", "City Wi-Fi (CityFree-5G)", "Office Net"])
+    }
+
     @Test func theProfileHoldsThePasswordAsASystemSecretAndCarriesTheMark() throws {
         let s = Self.spec.settings(uuid: "1b4e28ba-2fa1-11d2-883f-0016d3cca427")
         #expect(s["802-11-wireless-security"]?["psk"] == .string("hunter2-longer"))
@@ -18,7 +31,7 @@ struct ProvisionedProfileModelTests {
         #expect(s["802-11-wireless"]?["ssid"]?.byteArray == bytes("Coffee\u{1}Shop"))
         #expect(s["connection"]?["autoconnect"] == .bool(true))
         #expect(s["connection"]?["permissions"] == nil, "system-wide profile")
-        #expect(s["connection"]?["id"] == .string("Coffee?Shop (Hotspot Helper)"), "control characters are not put in the id")
+        #expect(s["connection"]?["id"] == .string("Coffee?Shop"), "without a display name, the SSID; control characters are not put in the id")
         #expect(s["connection"]?["uuid"] == .string("1b4e28ba-2fa1-11d2-883f-0016d3cca427"))
         let data = s["user"]?["data"]?.dictEntries ?? []
         #expect(data.contains { $0.key == .string(ProvisionedProfileSpec.markKey) })

@@ -41,6 +41,9 @@ public enum HostileKind: String, Sendable, Hashable, CaseIterable, Codable {
     case malformedXML = "malformed-xml"
     /// Click-through probes and an RFC 8908 API answering garbage JSON.
     case malformedJSON = "malformed-json"
+    /// Every request answered with a 64 KiB terms page: one form whose single `<label>` holds
+    /// 9,300 `<input>`s (a shape that once cost the form reader quadratic work).
+    case hugeForm = "huge-form"
 }
 
 /// The simulator's settings.

@@ -359,6 +359,10 @@ extension PortalSimulator {
 
     // MARK: hostile
 
+    /// The `huge-form` page: about 64 KiB, one label around 9,300 inputs.
+    static let hugeFormPage = "<html><body><form method=post action=/accept><label>I accept the terms "
+        + String(repeating: "<input>", count: 9_300) + "</label><button name=go value=1>Go</button></form></body></html>"
+
     func hostile(_ r: Req) -> HTTPResponse {
         record(r, "hostile", configuration.hostile.rawValue)
         switch configuration.hostile {
@@ -377,6 +381,8 @@ extension PortalSimulator {
             <html><!-- <WISPAccessGatewayParam xmlns:xsi=><Redirect><MessageType>1&&00</Mess<<ageType>
             <ResponseCode>abc</ResponseCode><LoginURL></LoginURL><Delay>-5</Delay>< <<<< ]]> <![CDATA[ \u{0}
             """)
+        case .hugeForm:
+            return html(200, Self.hugeFormPage)
         case .malformedJSON:
             if r.path == "/api/captive" {
                 return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/captive+json"], body: Data("{SomeInvalidText".utf8))

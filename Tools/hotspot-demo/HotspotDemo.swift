@@ -18,7 +18,15 @@ struct HotspotDemo: AsyncParsableCommand {
     @Option(help: "Seconds between maintain commands in the demo.")
     var maintainInterval = 2.0
 
+    /// The programs the demo starts, built beside it (`make demo` builds them all).
+    static let programs = ["hotspot-helperd", "hotspot-example-helper", "hotspot-portal-sim"]
+
     func run() async throws {
+        let missing = Self.programs.filter { !FileManager.default.isExecutableFile(atPath: TestKitPaths.product($0).path) }
+        guard missing.isEmpty else {
+            throw ValidationError("\(missing.joined(separator: ", ")) not found in \(TestKitPaths.productsDirectory.path), where the demo runs them from; "
+                                  + "build \(missing.count == 1 ? "it" : "them") with `\(missing.map { "swift build --product \($0)" }.joined(separator: " && "))`, or run `make demo`")
+        }
         let demo = Demo(maintainInterval: maintainInterval)
         try await demo.run()
     }

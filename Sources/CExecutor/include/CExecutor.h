@@ -2,7 +2,7 @@
 // The threads behind the programs' global executor (ProgramSupport/GlobalExecutor.swift): a few
 // workers waiting on a condition variable for jobs, and one timer thread waiting for the earliest
 // deadline. Nothing here wakes up without work, unlike libdispatch's pool, whose monitor ticks
-// every second for as long as the process lives (issue 12: wake-ups while idle).
+// every second for as long as the process lives (wake-ups while idle).
 #pragma once
 
 /// Starts `workers` worker threads (each calls `run(job)` for the jobs it takes, in FIFO order)

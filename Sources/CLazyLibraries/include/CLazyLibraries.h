@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libcurl and libxml2, loaded when first used (issue 12: an idle daemon maps neither).
+/* libcurl and libxml2, loaded when first used (an idle daemon maps neither).
  *
  * lazy.c defines, with hidden visibility, the few functions of libcurl and libxml2 the programs
  * call, under their own names; each opens its library with dlopen(3) on first use and forwards

@@ -7,7 +7,9 @@ side's portal simulators over HTTP, results to /lab-out/results.tsv.
 
 import json
 import os
+import re
 import subprocess
+import threading
 import time
 import urllib.request
 
@@ -127,6 +129,14 @@ class Bus:
             raise Failed(f"the daemon publishes no interface {iface}")
         return native(self.get(HH, path, HH_IFACE, name))
 
+    def daemon_network(self, iface="wlan0"):
+        """The network the daemon says wlan0 is on, SSID and BSSID included (GetNetwork: the
+        `Network` property leaves out location data; root may read it)."""
+        path = self.daemon_interface(iface)
+        if path is None:
+            raise Failed(f"the daemon publishes no interface {iface}")
+        return native(self.call(HH, path, HH_IFACE, "GetNetwork"))
+
 
 def native(value):
     """A dbus-python value as plain Python (str, int, bool, float, bytes, list, dict)."""
@@ -222,3 +232,82 @@ def record(verdict, name, reason=""):
         f.write(f"{verdict}\t{name}\t{reason.replace(chr(9), ' ').replace(chr(10), ' ')}\n")
         f.flush()
         os.fsync(f.fileno())
+
+
+NM_PORTAL = 2
+AC_ACTIVATED = 2
+
+
+class PortalWatch:
+    """NetworkManager's signals in the order the bus delivered them (`gdbus monitor`), to tell
+    whether its Connectivity was ever PORTAL while an active connection was ACTIVATED: the moment
+    GNOME Shell opens its "Hotspot Login" window (docs/DESKTOP.md). Start it before the join."""
+
+    PROPS_CHANGED = re.compile(r"^(\S+): org\.freedesktop\.DBus\.Properties\.PropertiesChanged \('([^']+)', \{(.*)\}")
+
+    def __init__(self, bus):
+        self.start = now()
+        self.initial = bus.nm_connectivity()
+        self.lines = []
+        self.proc = subprocess.Popen(["stdbuf", "-oL", "gdbus", "monitor", "--system", "--dest", NM],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        time.sleep(0.3)  # gdbus subscribes before the join starts
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.append((now(), line.rstrip("\n")))
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.reader.join(5)
+
+    def events(self):
+        """(seconds since start, "connectivity" or "active:PATH", value) in bus order."""
+        out = []
+        for t, line in self.lines:
+            m = self.PROPS_CHANGED.match(line)
+            if not m:
+                continue
+            path, interface, body = m.groups()
+            if interface == NM and path == NM_PATH:
+                c = re.search(r"'Connectivity': <uint32 (\d+)>", body)
+                if c:
+                    out.append((t - self.start, "connectivity", int(c.group(1))))
+            elif interface == NM + ".Connection.Active":
+                st = re.search(r"'State': <uint32 (\d+)>", body)
+                if st:
+                    out.append((t - self.start, "active:" + path, int(st.group(1))))
+        return out
+
+    def portal_while_activated(self):
+        """The first (seconds, event) at which Connectivity was PORTAL with a connection
+        ACTIVATED, or None."""
+        connectivity, activated = self.initial, set()
+        for t, what, value in self.events():
+            if what == "connectivity":
+                connectivity = value
+            elif value == AC_ACTIVATED:
+                activated.add(what)
+            else:
+                activated.discard(what)
+            if connectivity == NM_PORTAL and activated:
+                return t, f"{what}={value}"
+        return None
+
+    def portal_before_activated(self):
+        """Whether NetworkManager said PORTAL while the connection was still activating (its check
+        runs during the pre-up hold): the hold is what kept it from the desktop."""
+        activated = False
+        for _, what, value in self.events():
+            if what.startswith("active:") and value == AC_ACTIVATED:
+                activated = True
+            if what == "connectivity" and value == NM_PORTAL and not activated:
+                return True
+        return False
+

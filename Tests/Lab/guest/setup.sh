@@ -156,6 +156,11 @@ interval=30
 [device-lab]
 wifi.scan-rand-mac-address=no
 EOF
+    # The package's pre-up dispatcher script (the systemd group has it from the .deb): NetworkManager
+    # holds each join until the daemon has settled it (nm-dispatcher is D-Bus activated).
+    if [ ! -e /usr/lib/NetworkManager/dispatcher.d/pre-up.d/90-hotspot-helper ]; then
+        install -D -m 0755 "$LAB_REPO/packaging/networkmanager/90-hotspot-helper" /etc/NetworkManager/dispatcher.d/pre-up.d/90-hotspot-helper
+    fi
     NetworkManager --no-daemon --debug --log-level=INFO > /lab-out/NetworkManager.log 2>&1 &
     echo $! > /run/nm.pid
     wait_for 90 "NetworkManager's startup (nm-online -s)" nm-online -s -q -t 5 || return 1

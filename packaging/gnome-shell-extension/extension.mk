@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: Apache-2.0
+# The GNOME Shell extension and its own package, gnome-shell-extension-hotspot-helper_VERSION_all.deb
+# (docs/PACKAGING.md, "The GNOME Shell extension"). Included by the Makefile, which gives VERSION,
+# DATADIR, DESTDIR, DEB_DIR, DEB_COMPRESS and INSTALL; `make deb` builds it beside hotspot-helper's.
+#
+#   make install-shell-extension   the extension and its vendor override (DESTDIR=, PREFIX=)
+#   make shell-extension-deb       the package, checked by lintian unless NO_LINTIAN is set
+
+SHELL_EXTENSION_UUID = hotspot-helper@hotspot-helper.freedesktop.org
+SHELL_EXTENSION_SRC = packaging/gnome-shell-extension
+SHELL_EXTENSION_FILES = metadata.json extension.js daemon.js labels.js shell43.js
+# Sorts after Debian's own overrides (00_, 10_): see PACKAGING.md for what that means when another
+# override sets enabled-extensions too.
+SHELL_EXTENSION_OVERRIDE = 50_hotspot-helper.gschema.override
+SHELL_EXTENSION_PACKAGE = gnome-shell-extension-hotspot-helper
+SHELL_EXTENSION_ROOT = $(DEB_DIR)/$(SHELL_EXTENSION_PACKAGE)-root
+SHELL_EXTENSION_DEB = $(DEB_DIR)/$(SHELL_EXTENSION_PACKAGE)_$(VERSION)_all.deb
+SHELL_EXTENSION_DOCDIR = $(DATADIR)/doc/$(SHELL_EXTENSION_PACKAGE)
+
+.PHONY: install-shell-extension uninstall-shell-extension shell-extension-deb
+
+install-shell-extension:
+	$(INSTALL) -d -m 0755 $(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(SHELL_EXTENSION_UUID)
+	for f in $(SHELL_EXTENSION_FILES); do \
+	  $(INSTALL) -m 0644 $(SHELL_EXTENSION_SRC)/$(SHELL_EXTENSION_UUID)/$$f $(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(SHELL_EXTENSION_UUID)/$$f || exit 1; \
+	done
+	$(INSTALL) -D -m 0644 $(SHELL_EXTENSION_SRC)/$(SHELL_EXTENSION_OVERRIDE) $(DESTDIR)$(DATADIR)/glib-2.0/schemas/$(SHELL_EXTENSION_OVERRIDE)
+	@# Installed by hand, the override counts once the schemas are compiled again (a package
+	@# needs nothing: libglib2.0-0's trigger on /usr/share/glib-2.0/schemas does it).
+	@if [ -z "$(DESTDIR)" ] && command -v glib-compile-schemas >/dev/null; then glib-compile-schemas $(DATADIR)/glib-2.0/schemas; fi
+
+uninstall-shell-extension:
+	rm -rf $(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(SHELL_EXTENSION_UUID)
+	rm -f $(DESTDIR)$(DATADIR)/glib-2.0/schemas/$(SHELL_EXTENSION_OVERRIDE)
+	@if [ -z "$(DESTDIR)" ] && command -v glib-compile-schemas >/dev/null; then glib-compile-schemas $(DATADIR)/glib-2.0/schemas; fi
+
+# Staged as hotspot-helper's is (scripts/build-deb.sh): files, then DEBIAN/ and dpkg-deb. Both
+# packages come from this tree, so it shares hotspot-helper's changelog (Source: hotspot-helper).
+shell-extension-deb:
+	rm -rf $(SHELL_EXTENSION_ROOT)
+	$(MAKE) --no-print-directory install-shell-extension DESTDIR=$(abspath $(SHELL_EXTENSION_ROOT)) DATADIR=/usr/share >/dev/null
+	$(INSTALL) -D -m 0644 $(SHELL_EXTENSION_SRC)/debian/copyright $(SHELL_EXTENSION_ROOT)/usr/share/doc/$(SHELL_EXTENSION_PACKAGE)/copyright
+	gzip -9 -n -c packaging/debian/changelog > $(SHELL_EXTENSION_ROOT)/usr/share/doc/$(SHELL_EXTENSION_PACKAGE)/changelog.gz
+	chmod 0644 $(SHELL_EXTENSION_ROOT)/usr/share/doc/$(SHELL_EXTENSION_PACKAGE)/changelog.gz
+	$(INSTALL) -d -m 0755 $(SHELL_EXTENSION_ROOT)/DEBIAN
+	sed -e 's/@VERSION@/$(VERSION)/g' -e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(SHELL_EXTENSION_ROOT) | cut -f1)/" \
+	  $(SHELL_EXTENSION_SRC)/debian/control.in > $(SHELL_EXTENSION_ROOT)/DEBIAN/control
+	(cd $(SHELL_EXTENSION_ROOT) && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | sort | xargs -d '\n' md5sum) > $(SHELL_EXTENSION_ROOT)/DEBIAN/md5sums
+	chmod 0644 $(SHELL_EXTENSION_ROOT)/DEBIAN/control $(SHELL_EXTENSION_ROOT)/DEBIAN/md5sums
+	dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build $(SHELL_EXTENSION_ROOT) $(SHELL_EXTENSION_DEB) >/dev/null
+	@echo $(SHELL_EXTENSION_DEB)
+	@if command -v lintian >/dev/null && [ -z "$(NO_LINTIAN)" ]; then lintian --info --display-info $(SHELL_EXTENSION_DEB) || true; fi
