@@ -33,6 +33,33 @@ enum FormChainFuzz {
         struct Done: TransferHandle { func cancel() {} }
     }
 
+    /// An executor with one thread of its own, for ``run(_:)``'s sign-in.
+    final class OwnThread: TaskExecutor, @unchecked Sendable {  // its queue is guarded by `condition`
+        static let shared = OwnThread()
+        private let condition = NSCondition()
+        private var jobs: [UnownedJob] = []
+
+        private init() {
+            Thread.detachNewThread { [self] in
+                while true {
+                    condition.lock()
+                    while jobs.isEmpty { condition.wait() }
+                    let job = jobs.removeFirst()
+                    condition.unlock()
+                    job.runSynchronously(on: asUnownedTaskExecutor())
+                }
+            }
+        }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            condition.lock()
+            jobs.append(job)
+            condition.signal()
+            condition.unlock()
+        }
+    }
+
     struct Environment: PortalEnvironment {
         let transport: any HTTPTransport
         let online: Bool
@@ -58,7 +85,9 @@ enum FormChainFuzz {
         let signIn = PortalSignIn(environment: Environment(transport: transport, online: online), longestRefreshWait: .zero)
         let verdict = ProbeVerdict(state: .portal, reason: .redirect(status: 302), signInURL: "http://gw.test/splash")
         let done = DispatchSemaphore(value: 0)
-        Task.detached {
+        // On a thread of its own: the caller may be one of the concurrency pool's few threads (a
+        // test), and blocking it while the sign-in waited for a pool thread would starve the pool.
+        Task(executorPreference: OwnThread.shared) {
             switch mode {
             case 0:
                 _ = await signIn.signIn(.clickThrough, interface: "wlan0", verdict: verdict)

@@ -259,7 +259,6 @@ public struct PortalSignIn: Sendable {
                     continue
                 }
                 guard (200..<300).contains(a.status) else {
-                    if (400..<500).contains(a.status) { return .failure(.rejected("\(what) \(UntrustedText.forLog(current)) answered HTTP \(a.status)")) }
                     return .failure(.unavailable("\(what) \(UntrustedText.forLog(current)) answered HTTP \(a.status)"))
                 }
                 // A page that only sends the browser on (<meta http-equiv="refresh">) is not where to stop.
@@ -321,15 +320,17 @@ public struct PortalSignIn: Sendable {
             return .failure(.rejected("the portal refused the form (fields \(names)) with HTTP \(a.status)"))
         }
         if case .failure(let e) = answer { return .failure(.unavailable("\(verb == "sent" ? "sending" : "posting") the form to \(shownTarget) failed: \(e)")) }
+        let status = (try? answer.get())?.status ?? 0
+        let done = "\(verb) \(names) to \(shownTarget) (HTTP \(status))"
         // The next page, through the portal's redirects, wherever they lead (a GET with no fields);
-        // the fields go into a later form only on a login host (``follow``).
+        // the fields go into a later form only on a login host (``follow``). A page after the form
+        // that cannot be loaded (a redirect to the open Internet, a 5xx) ends the forms: whether
+        // the sign-in worked is for the fresh verdict after it to say, not for that page.
         switch await arrive(answer, from: url, interface: interface, loginHosts: nil, firstIsProbe: false, what: "the page after the form") {
         case .success(let next):
-            return .success((next, "\(verb) \(names) to \(shownTarget) (HTTP \((try? answer.get())?.status ?? 0))"))
-        case .failure(.rejected(let why)) where !why.contains("login-hosts"):
-            return .failure(.rejected("the portal refused the form (fields \(names)): \(why)"))
+            return .success((next, done))
         case .failure(let outcome):
-            return .failure(outcome)
+            return .success((HTTPAnswer(status: status, url: url), done + "; \(outcome.reason ?? "")"))
         }
     }
 

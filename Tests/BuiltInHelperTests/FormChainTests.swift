@@ -189,6 +189,21 @@ import Testing
         #expect(!transport.requests.contains { $0.spec.method == "POST" })
     }
 
+    /// After the form, the portal sends the browser to the open Internet, which the link cannot
+    /// reach yet: the forms end there, and the fresh verdict after the sign-in decides.
+    @Test func aPageAfterTheFormThatCannotBeLoadedEndsTheFormsWithoutFailing() async {
+        let transport = ScriptedTransport { request in
+            if request.url == "http://p.test/" {
+                return .success(.scripted(request.url, status: 200, body: "<form action='/accept' method='post'><input type='submit' value='Accept'></form>"))
+            }
+            if request.url == "http://p.test/accept" { return .success(.scripted(request.url, status: 302, location: "http://www.example.org/")) }
+            return .failure(TransferError(.timeout, "timed out"))
+        }
+        let outcome = await PortalSignIn(environment: Scripted(transport)).acceptTerms(at: "http://p.test/", interface: "wlan0", requireClickThrough: false)
+        guard case .signedIn(let detail) = outcome else { Issue.record("\(outcome)"); return }
+        #expect(detail.contains("could not be fetched"), "\(detail)")
+    }
+
     @Test func metaRefreshIsReadWithItsDelayAndURL() {
         let page = Data("<html><HEAD><META HTTP-EQUIV='refresh' CONTENT='3;url=/Next?a=1&amp;b=2'></head>".utf8)
         #expect(MetaRefresh.find(in: page) == MetaRefresh(delay: 3, url: "/Next?a=1&b=2"))
