@@ -2,7 +2,8 @@
 """The lab's "portals" group: real portals are slow and odd; the daemon signs in anyway and never
 drops the user for it. Each scenario joins with real NetworkManager through wlan0 and checks:
 signed in, the daemon's Connectivity and NetworkManager's own check full, wlan0 never
-disconnected (never left ACTIVATED) from the join to full. What each proves: docs/LAB.md.
+disconnected (its device state never falls back below IP_CONFIG once associated, whether
+NetworkManager's pre-up hook holds the join or not). What each proves: docs/LAB.md.
 
     portal_scenarios.py portals     # run by guest/boot; reuses scenarios.py's daemon and main loop
 """
@@ -14,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lab  # noqa: E402
 import scenarios  # noqa: E402
 from lab import OUT, Failed, note, portal_events, portal_reset, wait  # noqa: E402
-from scenarios import ACTIVATED, NM_FULL, SIGNED_IN, Timeline  # noqa: E402
+from scenarios import ACTIVATED, IP_CONFIG, NM_FULL, SIGNED_IN, Timeline  # noqa: E402
 
 # The group's access points (setup.sh's LAB_APS).
 lab.SUBNETS.update({"SlowNet": "10.9.0", "NdsNet": "10.10.0", "FlapNet": "10.11.0"})
@@ -43,9 +44,9 @@ def write_profiles():
 
 def patient_sign_in(the_lab, ssid, kinds, helper, timeout=120):
     """Joins `ssid`; waits for the daemon signed in and full and NetworkManager's check FULL.
-    Fails when wlan0 left ACTIVATED after the join, when the daemon ever published Connectivity
-    none, or when the portal saw no `kinds` from wlan0's address. Returns seconds from
-    ACTIVATED to the daemon's full."""
+    Fails when wlan0 fell back from its activation after associating, when the daemon ever
+    published Connectivity none, or when the portal saw no `kinds` from wlan0's address. Returns
+    seconds from association (IP_CONFIG) to the daemon's full, and the portal's events."""
     scenarios.visible(ssid)
     portal_reset(ssid)
     tl = Timeline()
@@ -58,17 +59,17 @@ def patient_sign_in(the_lab, ssid, kinds, helper, timeout=120):
         tl.stop()
         with open(os.path.join(OUT, f"portal-events-{ssid}.json"), "a") as f:
             f.write(repr(portal_events(ssid)) + "\n")
-    activated = tl.first(lambda s: s[1] == ACTIVATED)
+    associated = tl.first(lambda s: IP_CONFIG <= s[1] <= ACTIVATED)
     full = tl.first(lambda s: s[4] == "full")
-    if activated is None or full is None:
-        raise Failed(f"the timeline missed a state (ACTIVATED {activated}, daemon full {full})")
-    dropped = [s for s in tl.samples if s[0] > activated and s[1] != ACTIVATED]
+    if associated is None or full is None:
+        raise Failed(f"the timeline missed a state (associated {associated}, daemon full {full})")
+    dropped = [s for s in tl.samples if s[0] > associated and s[1] < IP_CONFIG]
     if dropped:
-        raise Failed(f"wlan0 left ACTIVATED {dropped[0][0] - activated:.1f} s after the join (device state {dropped[0][1]}): "
+        raise Failed(f"wlan0 fell back to device state {dropped[0][1]} {dropped[0][0] - associated:.1f} s after associating: "
                      f"a slow gateway disconnected the user")
-    none = [s for s in tl.samples if s[0] >= activated and s[4] == "none"]
+    none = [s for s in tl.samples if s[0] >= associated and s[4] == "none"]
     if none:
-        raise Failed(f"the daemon published Connectivity none {none[0][0] - activated:.1f} s after the join (a refused or slow probe believed)")
+        raise Failed(f"the daemon published Connectivity none {none[0][0] - associated:.1f} s after associating (a refused or slow probe believed)")
     reason = str(the_lab.bus.daemon("Reason"))
     if "disconnected" in reason:
         raise Failed(f"Reason says: {reason}")
@@ -80,7 +81,7 @@ def patient_sign_in(the_lab, ssid, kinds, helper, timeout=120):
     if not [e for e in events if e["client"] == address and e["kind"] in kinds]:
         raise Failed(f"the portal saw no {'/'.join(kinds)} from wlan0's address {address}; it saw "
                      f"{sorted({(e['client'], e['kind']) for e in events})[:12]}")
-    return full - activated, events
+    return full - associated, events
 
 
 def slow_gateway(the_lab):
@@ -92,9 +93,9 @@ def slow_gateway(the_lab):
     slow = [e for e in events if e["client"] == address and e["kind"] == "slow-answer"]
     if not slow:
         raise Failed("the gateway answered nothing late: the scenario did not test patience")
-    note(f"SlowNet: join to full {seconds:.2f} s ({len(refused)} connections reset, {len(slow)} answers late)")
+    note(f"SlowNet: association to full {seconds:.2f} s ({len(refused)} connections reset, {len(slow)} answers late)")
     the_lab.leave()
-    return f"join to full {seconds:.1f} s behind the slow gateway ({len(refused)} connections reset, {len(slow)} answers 4 s late)"
+    return f"association to full {seconds:.1f} s behind the slow gateway ({len(refused)} connections reset, {len(slow)} answers 4 s late)"
 
 
 def opennds_like(the_lab):
@@ -108,7 +109,7 @@ def opennds_like(the_lab):
     if "login-failed" in kinds:
         raise Failed("a form was submitted as no browser would (login-failed)")
     the_lab.leave()
-    return f"join to full {seconds:.1f} s through two GET forms on :2050"
+    return f"association to full {seconds:.1f} s through two GET forms on :2050"
 
 
 def flapping(the_lab):
@@ -117,7 +118,7 @@ def flapping(the_lab):
     seconds, events = patient_sign_in(the_lab, "FlapNet", ("accepted",), "Known Networks")
     hangs = [e for e in events if e["kind"] == "flap-hang"]
     the_lab.leave()
-    return f"join to full {seconds:.1f} s ({len(hangs)} requests hung by the flapping portal)"
+    return f"association to full {seconds:.1f} s ({len(hangs)} requests hung by the flapping portal)"
 
 
 SCENARIOS = [slow_gateway, opennds_like, flapping]
