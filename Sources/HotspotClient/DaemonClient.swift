@@ -128,40 +128,41 @@ public struct DaemonClient: Sendable {
     /// state read afterwards cannot miss a change. The stream ends with the connection.
     public func events() async throws -> AsyncStream<DaemonEvent> {
         let bus = HotspotContract.busName
-        let changes = try await connection.signals(matching: MatchRule(sender: bus, pathNamespace: HotspotContract.managerPath,
-                                                                       interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
-        let ui = try await connection.signals(matching: MatchRule(sender: bus, path: HotspotContract.managerPath,
-                                                                  interface: HotspotContract.managerInterface,
-                                                                  member: HotspotContract.Manager.uiRequired.name))
-        let completed = try await connection.signals(matching: MatchRule(sender: bus, path: HotspotContract.managerPath,
-                                                                         interface: HotspotContract.managerInterface,
-                                                                         member: HotspotContract.Manager.commandCompleted.name))
+        // One stream for the daemon's signals, in the order it sent them: a state change announced
+        // before UIRequired must not be handled after it (one task per kind of signal did, and
+        // withdrew the notification it had just posted).
+        let signals = try await connection.signals(matchingAny: [
+            MatchRule(sender: bus, pathNamespace: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"),
+            MatchRule(sender: bus, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                      member: HotspotContract.Manager.uiRequired.name),
+            MatchRule(sender: bus, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                      member: HotspotContract.Manager.commandCompleted.name),
+        ])
         let owners = try await connection.watchNameOwner(bus)
         let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream()
         let tasks = [
             Task {
-                for await s in changes {
-                    guard s.body.count >= 2, let iface = s.body[0].string, let dict = s.body[1].varDict else { continue }
-                    var changed = dict.mapValues(\.unwrapped)
-                    if iface == HotspotContract.interfaceInterface.rawValue, let network = changed[HotspotContract.Interface.network.key]?.varDict,
-                       !network.isEmpty {
-                        changed[HotspotContract.Interface.network.key] = .varDict(await located(network, at: s.path))
+                for await s in signals {
+                    switch s.member {
+                    case "PropertiesChanged":
+                        guard s.body.count >= 2, let iface = s.body[0].string, let dict = s.body[1].varDict else { continue }
+                        var changed = dict.mapValues(\.unwrapped)
+                        if iface == HotspotContract.interfaceInterface.rawValue, let network = changed[HotspotContract.Interface.network.key]?.varDict,
+                           !network.isEmpty {
+                            changed[HotspotContract.Interface.network.key] = .varDict(await located(network, at: s.path))
+                        }
+                        continuation.yield(.propertiesChanged(path: s.path, interface: iface, changed: changed))
+                    case HotspotContract.Manager.uiRequired.name.rawValue:
+                        guard s.body.count == 3, let path = s.body[0].objectPath, let helper = s.body[1].string else { continue }
+                        let network = await located(s.body[2].varDict ?? [:], at: path)
+                        continuation.yield(.uiRequired(interface: path, helper: helper, network: NetworkSummary(network)))
+                    case HotspotContract.Manager.commandCompleted.name.rawValue:
+                        guard s.body.count == 5, let path = s.body[0].objectPath, let helper = s.body[1].string, let command = s.body[2].string,
+                              let result = s.body[3].string, let seconds = s.body[4].double else { continue }
+                        continuation.yield(.commandCompleted(interface: path, helper: helper, command: command, result: result, seconds: seconds))
+                    default:
+                        continue
                     }
-                    continuation.yield(.propertiesChanged(path: s.path, interface: iface, changed: changed))
-                }
-            },
-            Task {
-                for await s in ui {
-                    guard s.body.count == 3, let path = s.body[0].objectPath, let helper = s.body[1].string else { continue }
-                    let network = await located(s.body[2].varDict ?? [:], at: path)
-                    continuation.yield(.uiRequired(interface: path, helper: helper, network: NetworkSummary(network)))
-                }
-            },
-            Task {
-                for await s in completed {
-                    guard s.body.count == 5, let path = s.body[0].objectPath, let helper = s.body[1].string, let command = s.body[2].string,
-                          let result = s.body[3].string, let seconds = s.body[4].double else { continue }
-                    continuation.yield(.commandCompleted(interface: path, helper: helper, command: command, result: result, seconds: seconds))
                 }
             },
             Task {
