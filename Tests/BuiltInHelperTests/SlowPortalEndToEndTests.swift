@@ -133,7 +133,9 @@ extension DaemonEndToEnd {
         /// timeouts do not turn it into "none", and the user is not disconnected.
         @Test func aFlappingPortalStaysAPortal() async throws {
             var config = PortalSimulatorConfiguration(mode: .form)
-            config.flapSeconds = 3
+            // Phases of a second: checks back off to seconds apart, and with longer phases they
+            // could keep landing in the answering half.
+            config.flapSeconds = 1
             config.flapHang = .seconds(6)
             let s = try await PortalScenario.start(config)
             defer { Task { await s.stop() } }
