@@ -109,13 +109,18 @@ extension DBusMock {
     /// active connection only after the device's StateChanged.) Returns the active connection.
     @discardableResult
     public func activate(_ c: Connection, device: String, profile: String, accessPoint: String, name: String) async throws -> String {
-        let args: [DBusValue] = [.string(device), .string(profile), .string(accessPoint), .string(name)]
+        try await callAddingFirst("ActivateInOrder", code: Self.activateInOrder, c,
+                                  [.string(device), .string(profile), .string(accessPoint), .string(name)])
+    }
+
+    /// Calls the mock's method `name` (signature `ssss` → `s`), adding it with `code` the first time.
+    private func callAddingFirst(_ name: String, code: String, _ c: Connection, _ args: [DBusValue]) async throws -> String {
         do {
-            return try await mockCall(c, path: Self.networkManagerPath, "ActivateInOrder", args).first?.string ?? ""
+            return try await mockCall(c, path: Self.networkManagerPath, name, args).first?.string ?? ""
         } catch where error.dbusName == DBusErrorName.unknownMethod {
-            try await addMethod(c, path: Self.networkManagerPath, interface: "org.freedesktop.DBus.Mock", name: "ActivateInOrder",
-                                inSignature: "ssss", outSignature: "s", code: Self.activateInOrder)
-            return try await mockCall(c, path: Self.networkManagerPath, "ActivateInOrder", args).first?.string ?? ""
+            try await addMethod(c, path: Self.networkManagerPath, interface: "org.freedesktop.DBus.Mock", name: name,
+                                inSignature: "ssss", outSignature: "s", code: code)
+            return try await mockCall(c, path: Self.networkManagerPath, name, args).first?.string ?? ""
         }
     }
 
@@ -126,14 +131,8 @@ extension DBusMock {
     /// connection.
     @discardableResult
     public func activateHeld(_ c: Connection, device: String, profile: String, accessPoint: String, name: String) async throws -> String {
-        let args: [DBusValue] = [.string(device), .string(profile), .string(accessPoint), .string(name)]
-        do {
-            return try await mockCall(c, path: Self.networkManagerPath, "ActivateHeld", args).first?.string ?? ""
-        } catch where error.dbusName == DBusErrorName.unknownMethod {
-            try await addMethod(c, path: Self.networkManagerPath, interface: "org.freedesktop.DBus.Mock", name: "ActivateHeld",
-                                inSignature: "ssss", outSignature: "s", code: Self.activateHeld)
-            return try await mockCall(c, path: Self.networkManagerPath, "ActivateHeld", args).first?.string ?? ""
-        }
+        try await callAddingFirst("ActivateHeld", code: Self.activateHeld, c,
+                                  [.string(device), .string(profile), .string(accessPoint), .string(name)])
     }
 
     /// Ends a held activation (``activateHeld(_:device:profile:accessPoint:name:)``): the device
@@ -144,20 +143,7 @@ extension DBusMock {
         _ = try await mockCall(c, path: Self.networkManagerPath, "SetDeviceActive", [.string(device), .objectPath(ac ?? ObjectPath("/"))])
     }
 
-    static let activateHeld = """
-        dev_path, conn_path, ap_path, name = args
-        nm = get_object('/org/freedesktop/NetworkManager')
-        s = get_object(conn_path).settings
-        ac = '/org/freedesktop/NetworkManager/ActiveConnection/' + name
-        nm.AddObject(ac, 'org.freedesktop.NetworkManager.Connection.Active', {
-            'Devices': dbus.Array([dbus.ObjectPath(dev_path)], signature='o'), 'Default6': False, 'Default': False,
-            'Type': s['connection']['type'], 'Vpn': False, 'Connection': dbus.ObjectPath(conn_path),
-            'Master': dbus.ObjectPath('/'), 'SpecificObject': dbus.ObjectPath(ap_path), 'Uuid': s['connection']['uuid'],
-            'State': dbus.UInt32(1), 'Id': s['connection']['id']}, [])
-        nm.object_manager_emit_added(ac)
-        acs = nm.Get('org.freedesktop.NetworkManager', 'ActiveConnections')
-        acs.append(dbus.ObjectPath(ac))
-        nm.SetProperty('/org/freedesktop/NetworkManager', 'org.freedesktop.NetworkManager', 'ActiveConnections', acs)
+    static let activateHeld = exportActiveConnection(isDefault: false) + """
         dev = get_object(dev_path)
         dev.Set('org.freedesktop.NetworkManager.Device', 'ActiveConnection', dbus.ObjectPath(ac))
         old = dev.Get('org.freedesktop.NetworkManager.Device', 'State')
@@ -197,13 +183,22 @@ extension DBusMock {
                 nm.RemoveObject(ac)
         """
 
-    static let activateInOrder = """
+    static let activateInOrder = exportActiveConnection(isDefault: true) + """
+        nm.SetDeviceActive(dev_path, ac)
+        ret = ac
+        """
+
+    /// The first half of an activation in the mock (python-dbusmock method code, args: device,
+    /// profile, access point, name): the active connection exported (ACTIVATING) and listed in the
+    /// manager's `ActiveConnections`; the method's code goes on with `dev_path` and `ac`.
+    static func exportActiveConnection(isDefault: Bool) -> String {
+        """
         dev_path, conn_path, ap_path, name = args
         nm = get_object('/org/freedesktop/NetworkManager')
         s = get_object(conn_path).settings
         ac = '/org/freedesktop/NetworkManager/ActiveConnection/' + name
         nm.AddObject(ac, 'org.freedesktop.NetworkManager.Connection.Active', {
-            'Devices': dbus.Array([dbus.ObjectPath(dev_path)], signature='o'), 'Default6': False, 'Default': True,
+            'Devices': dbus.Array([dbus.ObjectPath(dev_path)], signature='o'), 'Default6': False, 'Default': \(isDefault ? "True" : "False"),
             'Type': s['connection']['type'], 'Vpn': False, 'Connection': dbus.ObjectPath(conn_path),
             'Master': dbus.ObjectPath('/'), 'SpecificObject': dbus.ObjectPath(ap_path), 'Uuid': s['connection']['uuid'],
             'State': dbus.UInt32(1), 'Id': s['connection']['id']}, [])
@@ -211,7 +206,7 @@ extension DBusMock {
         acs = nm.Get('org.freedesktop.NetworkManager', 'ActiveConnections')
         acs.append(dbus.ObjectPath(ac))
         nm.SetProperty('/org/freedesktop/NetworkManager', 'org.freedesktop.NetworkManager', 'ActiveConnections', acs)
-        nm.SetDeviceActive(dev_path, ac)
-        ret = ac
+
         """
+    }
 }
