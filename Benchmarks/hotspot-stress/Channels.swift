@@ -18,17 +18,17 @@ struct ChannelAttack {
     var flooders = 8
     var callsPerFlooder = 100_000
 
-    /// Registers `count` helpers (root, on connections of this process) and opens each one's
-    /// command channel; the connections and the channels' ends.
+    /// Registers `count` helpers (root, on connections of this process), each with the command
+    /// channel handed out with its registration; the connections and the channels' ends.
     func openChannels(_ bus: PrivateBus, count: Int, prefix: String) async throws -> [(Connection, FileDescriptor)] {
         var out: [(Connection, FileDescriptor)] = []
         for i in 0..<count {
             let c = try bus.connect()
-            _ = try await c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
-                                 member: "RegisterHelper", body: [.objectPath("/h"), .varDict(["DisplayName": .string("\(prefix) \(i)"),
-                                                                                               "Identifier": .string("stress.\(prefix).\(i)")])])
-            let reply = try await c.call(HotspotContract.Manager.openCommandChannel, of: HotspotContract.manager, at: HotspotContract.managerPath)
-            guard case .unixFD(let fd)? = reply.first else { throw StressError("OpenCommandChannel answered \(reply)") }
+            let reply = try await c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                                         member: "RegisterHelper", body: [.objectPath("/h"), .varDict(["DisplayName": .string("\(prefix) \(i)"),
+                                                                                                       "Identifier": .string("stress.\(prefix).\(i)"),
+                                                                                                       "CommandChannel": .bool(true)])])
+            guard case .unixFD(let fd)? = reply.first?.varDict?["command-channel"] else { throw StressError("RegisterHelper gave no channel: \(reply)") }
             out.append((c, fd))
         }
         return out

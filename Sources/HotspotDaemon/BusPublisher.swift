@@ -4,42 +4,33 @@ import HotspotCore
 import HotspotProtocol
 import ServiceLifecycle
 
-/// What the engine asks the bus server to announce, in the order it happened.
-enum Announcement: Sendable {
-    /// Manager properties changed: announced by name, their values read through the getters.
-    case manager([PropertySpec])
-    /// An interface object to export (then `Interfaces` is announced), or to withdraw.
-    case interfaceAdded(ObjectPath)
-    case interfaceRemoved(ObjectPath)
-    /// An interface object's properties changed: named, with the record as it was then, so a
-    /// state the engine passes through (authenticating) is announced even when the bus server
-    /// gets to it after the next one.
-    case interface(InterfaceRecord, [PropertySpec])
-    case uiRequired(ObjectPath, displayName: String, network: Network)
-    case commandCompleted(ObjectPath, helper: String, command: String, result: String, seconds: Double)
-    /// An interface's annotated scan list changed in what a desktop shows (``ScanListSummary``).
-    case scanListChanged(ObjectPath)
-}
-
 /// The daemon's D-Bus surface (the manager object and one object per Wi-Fi interface): the
 /// interfaces declared in `HotspotContract`, implemented by handlers that check polkit and then
-/// call one Engine function; and, as a service, the announcements the engine makes. The glue only:
-/// no hotspot logic lives here.
+/// call one Engine function; and, as a service, the announcements the engine makes. The only
+/// place that encodes wire values: the engine hands it typed values. The glue only: no hotspot
+/// logic lives here.
 final class BusPublisher: Service {
     let bus: Connection
     let authorizer: Authorizer
     let engine: Engine
     let announcements: AsyncQueue<Announcement>
+    /// Makes the transports of helpers on the bus, their command channels included.
+    let connector: HelperConnector
+    /// NetworkManager's device for an interface name (the NetworkManager adapter's fact), for `Device`.
+    let devicePath: @Sendable (InterfaceID) async -> ObjectPath?
     /// CheckConnectivity: one round in flight per interface, one round per caller and interface
     /// every `connectivityCheckInterval`.
-    let connectivityChecks = ConnectivityCheckGate<[String: DBusValue]>(minimumInterval: BusPublisher.connectivityCheckInterval)
+    let connectivityChecks = ConnectivityCheckGate<ConnectivityAnswer>(minimumInterval: BusPublisher.connectivityCheckInterval)
     static let connectivityCheckInterval: Duration = .seconds(10)
     static let version = "0.2.0"
 
-    init(bus: Connection, engine: Engine, announcements: AsyncQueue<Announcement>) {
+    init(bus: Connection, engine: Engine, announcements: AsyncQueue<Announcement>, connector: HelperConnector,
+         devicePath: @escaping @Sendable (InterfaceID) async -> ObjectPath?) {
         self.bus = bus
         self.engine = engine
         self.announcements = announcements
+        self.connector = connector
+        self.devicePath = devicePath
         self.authorizer = Authorizer(connection: bus)
     }
 
@@ -57,28 +48,30 @@ final class BusPublisher: Service {
         switch announcement {
         case .manager(let properties):
             try? await bus.propertiesChanged(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
-                                             names: properties.map(\.key))
-        case .interfaceAdded(let path):
-            try? await bus.export([interfaceTable(path)], at: path)
-            await announce(.manager([HotspotContract.Manager.interfaces]))
-        case .interfaceRemoved(let path):
-            await bus.unexport(path)
-            await announce(.manager([HotspotContract.Manager.interfaces]))
+                                             names: properties.map { Self.spec($0).key })
+        case .interfaceAdded(let number):
+            let path = HotspotContract.interfacePath(number)
+            try? await bus.export([interfaceTable(number)], at: path)
+            await announce(.manager([.interfaces]))
+        case .interfaceRemoved(let number):
+            await bus.unexport(HotspotContract.interfacePath(number))
+            await announce(.manager([.interfaces]))
         case .interface(let record, let properties):
             var values: [String: DBusValue] = [:]
-            for p in properties { values[p.key] = Self.value(p, of: record) }
-            try? await bus.propertiesChanged(path: record.path, interface: HotspotContract.interfaceInterface, values)
-        case .uiRequired(let path, let displayName, let network):
+            for p in properties { values[Self.spec(p).key] = await value(p, of: record) }
+            try? await bus.propertiesChanged(path: HotspotContract.interfacePath(record.number), interface: HotspotContract.interfaceInterface, values)
+        case .uiRequired(let number, let displayName, let network):
             // A broadcast: every uid may listen, so no location data (GetNetwork has it).
             try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                 member: HotspotContract.Manager.uiRequired.name,
-                                body: [.objectPath(path), .string(displayName), WireNetwork.encodePublic(network)])
-        case .commandCompleted(let path, let helper, let command, let result, let seconds):
+                                body: [.objectPath(HotspotContract.interfacePath(number)), .string(displayName), WireNetwork.encodePublic(network)])
+        case .commandCompleted(let number, let helper, let command, let result, let seconds):
             try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                 member: HotspotContract.Manager.commandCompleted.name,
-                                body: [.objectPath(path), .string(helper), .string(command), .string(result), .double(seconds)])
-        case .scanListChanged(let path):
-            try? await bus.emit(path: path, interface: HotspotContract.interfaceInterface,
+                                body: [.objectPath(HotspotContract.interfacePath(number)), .string(helper), .string(command), .string(result),
+                                       .double(seconds)])
+        case .scanListChanged(let number):
+            try? await bus.emit(path: HotspotContract.interfacePath(number), interface: HotspotContract.interfaceInterface,
                                 member: HotspotContract.Interface.scanListChanged.name, body: [])
         }
     }
@@ -94,19 +87,25 @@ final class BusPublisher: Service {
         return HotspotContract.manager.implement(
             methods: [
                 M.registerHelper: { [self] call in
-                    guard case .objectPath(let path) = call.body[0], let options = call.body[1].varDict else { return [] }
+                    guard case .objectPath(let path) = call.body[0], let options = call.body[1].varDict else { return [.varDict([:])] }
                     let caller = try? await bus.credentials(of: call.sender)
-                    let registration = try await engine.validateRegistration(options, uid: caller?.uid)
+                    // The options are checked before polkit is asked, so its dialog can show them.
+                    let registration = try HelperRegistrationRequest(options: options, uid: caller?.uid)
                     try await authorizer.require(.registerHelper, for: call, details: registration.polkitDetails)
-                    try await engine.register(sender: call.sender, path: path, registration)
-                    return []
+                    // The channel is made before the engine hears of the helper, so its first
+                    // command already takes it: one way for commands, from the first.
+                    let (transport, channel) = try await connector.connect(sender: call.sender, path: path, wantsChannel: registration.wantsChannel) {
+                        [engine] transport, why in await engine.transportGone(transport, why: why)
+                    }
+                    do { try await engine.register(registration, transport: transport) } catch {
+                        await transport.close(reason: "the registration was refused")
+                        throw error
+                    }
+                    return [.varDict(channel.map { ["command-channel": .unixFD($0)] } ?? [:])]
                 },
                 M.unregisterHelper: { [self] call in
                     try await engine.unregister(sender: call.sender)
                     return []
-                },
-                M.openCommandChannel: { [self] call in
-                    [.unixFD(try await engine.openCommandChannel(sender: call.sender))]
                 },
                 M.forgetNetwork: { [self] call in
                     try await authorizer.require(.control, for: call)
@@ -136,7 +135,12 @@ final class BusPublisher: Service {
             ],
             getters: [
                 M.interfaces: { [self] in await interfacePaths() },
-                M.helpers: { [self] in .varDicts(await engine.helperList()) },
+                M.helpers: { [self] in
+                    .varDicts(await engine.helperList().map { h in
+                        ["identifier": .string(h.identifier), "display-name": .string(h.displayName), "purpose": .string(h.purpose),
+                         "state": .string(h.responsive ? "responsive" : "unresponsive"), "commands-via": .string(h.route.rawValue)]
+                    })
+                },
                 M.version: { .string(Self.version) },
                 M.status: { [self] in .string(await engine.status) },
                 M.probePolicy: { [self] in
@@ -146,15 +150,16 @@ final class BusPublisher: Service {
     }
 
     private func interfacePaths() async -> DBusValue {
-        .objectPaths(await engine.interfaces.values.sorted { $0.number < $1.number }.map(\.path))
+        .objectPaths(await engine.interfaceNumbers.map(HotspotContract.interfacePath))
     }
 
-    /// Announces manager properties by name; their values are read through the table's getters.
     // MARK: - Interfaces
 
-    private func interfaceTable(_ path: ObjectPath) -> DBusInterface {
+    private func interfaceTable(_ number: Int) -> DBusInterface {
         @Sendable func record() async throws -> InterfaceRecord {
-            guard let r = await engine.record(at: path) else { throw HotspotError(.noSuchNetwork, "the interface at \(path) is gone") }
+            guard let r = await engine.record(number: number) else {
+                throw HotspotError(.noSuchNetwork, "the interface at \(HotspotContract.interfacePath(number)) is gone")
+            }
             return r
         }
         typealias I = HotspotContract.Interface
@@ -199,39 +204,77 @@ final class BusPublisher: Service {
                         await engine.checkConnectivity(r.name)
                     }) {
                     case .probed(let answer), .shared(let answer):
-                        return [.varDict(answer)]
+                        return [Self.encode(answer)]
                     case .recent(var answer, let age):
                         // The published values as they are now, the reason of the last round.
                         let now = try await record()
-                        answer["connectivity"] = .string(now.connectivity)
-                        answer["portal-url"] = .string(now.portalURL)
-                        answer["session-expires"] = .uint64(now.sessionExpires)
-                        answer["reason"] = .string("\(answer["reason"]?.string ?? ""); from the check \(age.components.seconds) s ago (a caller gets at most "
-                                                   + "one check of an interface every \(Self.connectivityCheckInterval.components.seconds) s)")
-                        return [.varDict(answer)]
+                        answer.connectivity = now.connectivity
+                        answer.portalURL = now.portalURL
+                        answer.sessionExpires = now.sessionExpires
+                        answer.reason += "; from the check \(age.components.seconds) s ago (a caller gets at most "
+                            + "one check of an interface every \(Self.connectivityCheckInterval.components.seconds) s)"
+                        return [Self.encode(answer)]
                     }
                 },
             ],
-            getters: Dictionary(uniqueKeysWithValues: HotspotContract.interface.properties.map { p in
-                (p, { Self.value(p, of: try await record()) } as DBusProperty.Getter)
+            getters: Dictionary(uniqueKeysWithValues: HotspotContract.interface.properties.map { spec in
+                let p = Self.property(spec)
+                return (spec, { [self] in await value(p, of: try await record()) } as DBusProperty.Getter)
             }))
     }
 
-    /// An interface object's property, encoded in one place for `Get` and for announcements.
-    static func value(_ property: PropertySpec, of r: InterfaceRecord) -> DBusValue {
+    static func encode(_ answer: ConnectivityAnswer) -> DBusValue {
+        .varDict(["connectivity": .string(answer.connectivity), "portal-url": .string(answer.portalURL),
+                  "session-expires": .uint64(answer.sessionExpires), "reason": .string(answer.reason)])
+    }
+
+    static func spec(_ property: ManagerProperty) -> PropertySpec {
+        typealias M = HotspotContract.Manager
+        switch property {
+        case .interfaces: return M.interfaces
+        case .helpers: return M.helpers
+        case .status: return M.status
+        case .probePolicy: return M.probePolicy
+        }
+    }
+
+    static func spec(_ property: InterfaceProperty) -> PropertySpec {
         typealias I = HotspotContract.Interface
-        switch property.key {
-        case I.name.key: return .string(r.name.rawValue)
-        case I.device.key: return .objectPath(r.device)
-        case I.state.key: return .string((r.status?.state ?? .inactive).rawValue)
-        case I.network.key: return networkValue(r.status?.network)
-        case I.helper.key: return .string(r.status?.chosenHelperDisplayName ?? "")
-        case I.connectivity.key: return .string(r.connectivity)
-        case I.portalUrl.key: return .string(r.portalURL)
-        case I.venueInfoUrl.key: return .string(r.venueInfoURL)
-        case I.sessionExpires.key: return .uint64(r.sessionExpires)
-        case I.reason.key: return .string(r.reason)
-        default: preconditionFailure("the Interface declaration has a property \(property.key) without a value")
+        switch property {
+        case .name: return I.name
+        case .device: return I.device
+        case .state: return I.state
+        case .network: return I.network
+        case .helper: return I.helper
+        case .connectivity: return I.connectivity
+        case .portalURL: return I.portalUrl
+        case .venueInfoURL: return I.venueInfoUrl
+        case .sessionExpires: return I.sessionExpires
+        case .reason: return I.reason
+        }
+    }
+
+    /// The engine's name for a property of the contract's Interface.
+    static func property(_ spec: PropertySpec) -> InterfaceProperty {
+        guard let p = InterfaceProperty.allCases.first(where: { Self.spec($0) == spec }) else {
+            preconditionFailure("the Interface declaration has a property \(spec.key) the engine does not name")
+        }
+        return p
+    }
+
+    /// An interface object's property, encoded in one place for `Get` and for announcements.
+    func value(_ property: InterfaceProperty, of r: InterfaceRecord) async -> DBusValue {
+        switch property {
+        case .name: return .string(r.name.rawValue)
+        case .device: return .objectPath(await devicePath(r.name) ?? "/")
+        case .state: return .string((r.status?.state ?? .inactive).rawValue)
+        case .network: return Self.networkValue(r.status?.network)
+        case .helper: return .string(r.status?.chosenHelperDisplayName ?? "")
+        case .connectivity: return .string(r.connectivity)
+        case .portalURL: return .string(r.portalURL)
+        case .venueInfoURL: return .string(r.venueInfoURL)
+        case .sessionExpires: return .uint64(r.sessionExpires)
+        case .reason: return .string(r.reason)
         }
     }
 

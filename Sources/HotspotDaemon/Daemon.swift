@@ -47,9 +47,10 @@ public enum Daemon {
         let (reports, reporter) = AsyncStream.makeStream(of: ConnectivityReport.self)
         let monitor = await makeMonitor(configuration, profiles: profiles, client: client, actions: actions, reports: reporter, log: log)
         let announcements = AsyncQueue<Announcement>()
-        let engine = Engine(bus: bus, configuration: configuration, log: log, network: actions, monitor: monitor,
-                            provisioner: configuration.provisionProfiles ? provisioner : nil, announcements: announcements)
-        let publisher = BusPublisher(bus: bus, engine: engine, announcements: announcements)
+        let engine = Engine(configuration: configuration, log: log, network: actions, monitor: monitor,
+                            provisioner: configuration.provisionProfiles ? provisioner : nil, announcements: { announcements.yield($0) })
+        let publisher = BusPublisher(bus: bus, engine: engine, announcements: announcements, connector: HelperConnector(bus: bus),
+                                     devicePath: { await client.devicePath(interface: $0.rawValue) })
 
         try await publisher.exportManager()
         do { try await bus.requestName(HotspotContract.busName) } catch let error as DBusError {

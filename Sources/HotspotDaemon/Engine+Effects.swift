@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import Connectivity
-import DBus
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,11 +50,10 @@ extension Engine {
             r.status = s
             interfaces[s.interface] = r
             if old?.state != s.state { log.info("\(s.interface): \(old?.state.rawValue ?? "inactive") → \(s.state.rawValue)") }
-            typealias I = HotspotContract.Interface
-            var changed: [PropertySpec] = []
-            if old?.state != s.state { changed.append(I.state) }
-            if old?.network != s.network { changed.append(I.network) }
-            if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(I.helper) }
+            var changed: [InterfaceProperty] = []
+            if old?.state != s.state { changed.append(.state) }
+            if old?.network != s.network { changed.append(.network) }
+            if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(.helper) }
             if !changed.isEmpty { announce(.interface(r, changed)) }
             // Signed in, or signed in again: NetworkManager checks again now. A maintain that
             // found the session alive needs no new check, unless a held join waits for one.
@@ -72,11 +70,11 @@ extension Engine {
         case .publishScanList(let name, let list):
             guard let r = interfaces[name] else { return }
             interfaces[name]?.scanList = list
-            if ScanListSummary(r.scanList) != ScanListSummary(list) { announce(.scanListChanged(r.path)) }
+            if ScanListSummary(r.scanList) != ScanListSummary(list) { announce(.scanListChanged(interface: r.number)) }
         case .uiRequired(let request):
             guard let r = interfaces[request.interface] else { return }
             log.info("\(request.interface): helper '\(UntrustedText.forLog(request.helperDisplayName))' needs the user for \(request.network.ssid.displayForm)")
-            announce(.uiRequired(r.path, displayName: request.helperDisplayName, network: request.network))
+            announce(.uiRequired(interface: r.number, displayName: request.helperDisplayName, network: request.network))
         case .persist:
             break // carried out by handle(_:), before or after the other effects
         case .helperProtocolError(let e):
@@ -106,7 +104,7 @@ extension Engine {
     /// end because the interface is going away are reported too.
     func completed(_ request: CommandRequest, result: String, seconds: Double) async {
         guard let number = numbers[request.interface] else { return }
-        announce(.commandCompleted(HotspotContract.interfacePath(number), helper: request.helper.rawValue, command: request.command.rawValue,
+        announce(.commandCompleted(interface: number, helper: request.helper.rawValue, command: request.command.rawValue,
                                    result: result, seconds: seconds))
     }
 
@@ -147,71 +145,15 @@ extension Engine {
         }
         let wire = WireCommand(type: request.command, interface: request.interface.rawValue, network: request.network,
                                isChosenHelper: request.isChosenHelper, networks: request.networks, deadline: request.deadline)
-        let started = ContinuousClock.now
-        let helperPath: ObjectPath
-        let helperName: BusName
-        switch endpoint.route {
-        case .inProcess(let helper):
-            let task = Task { [weak self] in
-                let response = await helper.answer(wire)
-                // The same checks as an answer from the bus (caps, claims only for networks asked about).
-                let outcome: CommandOutcome
-                do { outcome = .answered(try WireResponse.decode(response.encode(), answering: wire)) } catch let error as WireError {
-                    outcome = .malformed(error.problem)
-                } catch {
-                    outcome = .malformed("\(error)")
-                }
-                await self?.commandFinished(request, outcome: outcome)
-            }
-            inflight[request.token] = (task, started, request)
-            return
-        case .bus(let uniqueName, let path, _):
-            guard let name = try? BusName(uniqueName) else {
-                log.error("\(request.interface): helper \(request.helper) has no valid bus name (\(UntrustedText.forLog(uniqueName))); \(request.command.rawValue) \(request.token) not sent")
-                return
-            }
-            helperName = name
-            helperPath = path
-        }
-        // The core's deadline timer decides; the D-Bus timeout only backs it up.
+        // The core's deadline timer decides; the transport's timeout only backs it up.
         let timeout = request.deadline.map { $0 + .seconds(2) } ?? .seconds(7 * 24 * 3600)
-        // Sent now, from the bus thread the engine runs on, ahead of the announcements this
-        // event queued; the task only waits for the answer.
-        let call = endpoint.commandLink.map {
-            bus.callNow(link: $0, path: helperPath, interface: HotspotContract.handlerInterface,
-                        member: HotspotContract.Handler.handleCommand.name, body: [wire.encode()], timeout: timeout)
-        } ?? bus.callNow(destination: helperName, path: helperPath, interface: HotspotContract.handlerInterface,
-                         member: HotspotContract.Handler.handleCommand.name, body: [wire.encode()], timeout: timeout)
+        let started = ContinuousClock.now
+        let answer = endpoint.transport.send(wire, timeout: timeout)
         let task = Task { [weak self] in
-            let outcome: CommandOutcome
-            do {
-                let reply = try await call.body()
-                guard reply.count == 1 else { throw WireError("HandleCommand returned \(reply.count) values") }
-                outcome = .answered(try WireResponse.decode(reply[0], answering: wire))
-            } catch let error as WireError {
-                outcome = .malformed(error.problem)
-            } catch let error as DBusError {
-                switch error {
-                case .cancelled: return
-                case .timedOut: outcome = .timedOut
-                case .remote(let name, _) where name == DBusErrorName.noReply || name == DBusErrorName.serviceUnknown:
-                    outcome = .vanished
-                case .disconnected: return
-                default: outcome = .malformed("the helper answered with an error: \(error)")
-                }
-            } catch {
-                outcome = .malformed("\(error)")
-            }
+            guard let outcome = await answer() else { return }
             await self?.commandFinished(request, outcome: outcome)
         }
         inflight[request.token] = (task, started, request)
-    }
-
-    enum CommandOutcome: Sendable {
-        case answered(WireResponse)
-        case malformed(String)
-        case timedOut
-        case vanished
     }
 
     func commandFinished(_ request: CommandRequest, outcome: CommandOutcome) async {
@@ -245,7 +187,7 @@ extension Engine {
             await completed(request, result: "timed-out", seconds: secs)
         case .vanished:
             await completed(request, result: "helper-left", seconds: secs)
-            if let name = helpers[request.helper]?.uniqueName { await helperVanished(request.helper, uniqueName: name) }
+            if let transport = helpers[request.helper]?.transport { await helperVanished(request.helper, transport: transport) }
         }
     }
 }

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import Connectivity
-import DBus
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,29 +20,11 @@ public protocol NetworkControl: Sendable {
     func reportJoinEarly(interface: InterfaceID) async -> Bool
 }
 
-/// One Wi-Fi interface as the daemon publishes it.
-struct InterfaceRecord: Sendable {
-    var number: Int
-    var name: InterfaceID
-    var device: ObjectPath
-    var status: InterfaceStatus?
-    var scanList: [AnnotatedNetwork] = []
-    var connectivity = "unknown"
-    var portalURL = ""
-    /// The venue's information page (RFC 8908 `venue-info-url`), "" when none.
-    var venueInfoURL = ""
-    var sessionExpires: UInt64 = 0
-    /// The chosen helper's reason for its last answer about the joined network, "" when none.
-    var reason = ""
-
-    var path: ObjectPath { HotspotContract.interfacePath(number) }
-}
-
-
 /// The daemon's heart: feeds events to the pure core and carries out its effects — commands to
-/// helpers over D-Bus, timers, NetworkManager actions, publication on the bus, persistence.
+/// helpers (through their ``HelperTransport``), timers, NetworkManager actions, announcements,
+/// persistence. It speaks typed domain values only: the bus server encodes what it announces, the
+/// NetworkManager adapter turns devices into interface names, and transports carry commands.
 public actor Engine {
-    let bus: Connection
     let log: Logger
     /// Saves the core's state: at once or behind the engine (``HotspotEffect/persist(_:beforeOtherEffects:)``).
     let stateWriter: StateWriter
@@ -58,10 +39,8 @@ public actor Engine {
     /// Keeps NetworkManager profiles for the networks helpers supply passwords for; nil when
     /// provisioning is off.
     let provisioner: ProfileProvisioner?
-    /// What the bus server announces, in order (BusPublisher): the engine never waits for the bus
-    /// and holds no reference to its publisher.
-    /// What the engine asks the bus server to announce, in order (an ``AsyncQueue``: several per join).
-    let announcements: AsyncQueue<Announcement>
+    /// Hands what the engine asks the bus server to announce to it, in order, without waiting.
+    let announcements: @Sendable (Announcement) -> Void
     /// NetworkManager's primary connection (nil while NetworkManager is away); ManagerStatus
     /// turns it and the Wi-Fi verdicts into `Status`.
     var primary: ManagerStatus.Primary?
@@ -102,9 +81,8 @@ public actor Engine {
     var networkManagerRechecked: [InterfaceID: UInt64] = [:]
 
     /// Dependencies come in here, once: nothing is attached later and nothing points back.
-    init(bus: Connection, configuration: DaemonConfiguration, log: Logger, network: (any NetworkControl)?,
-         monitor: ConnectivityMonitor?, provisioner: ProfileProvisioner?, announcements: AsyncQueue<Announcement>) {
-        self.bus = bus
+    init(configuration: DaemonConfiguration, log: Logger, network: (any NetworkControl)?,
+         monitor: ConnectivityMonitor?, provisioner: ProfileProvisioner?, announcements: @escaping @Sendable (Announcement) -> Void) {
         self.log = log
         self.network = network
         self.monitor = monitor
@@ -119,7 +97,7 @@ public actor Engine {
         self.core = HotspotCoordinator(configuration: configuration.core, restoring: restored.state)
     }
 
-    func announce(_ announcement: Announcement) { announcements.yield(announcement) }
+    func announce(_ announcement: Announcement) { announcements(announcement) }
 
     var now: Instant { Instant(sinceEpoch: ContinuousClock.now - start) }
 
@@ -157,53 +135,44 @@ public actor Engine {
         return effects
     }
 
-    /// A Wi-Fi device appeared (or NetworkManager was rebuilt).
-    func interfaceAppeared(_ name: InterfaceID, device: ObjectPath) async {
+    /// A Wi-Fi interface appeared (or NetworkManager was rebuilt). Seen again, its NetworkManager
+    /// device may be another one: `Device` is announced.
+    func interfaceAppeared(_ name: InterfaceID) async {
         if let r = interfaces[name] {
-            guard r.device != device else { return }
-            interfaces[name]?.device = device
-            announce(.interface(interfaces[name]!, [HotspotContract.Interface.device]))
+            announce(.interface(r, [.device]))
             return
         }
         let number = numbers[name] ?? { nextInterfaceNumber += 1; numbers[name] = nextInterfaceNumber; return nextInterfaceNumber }()
-        interfaces[name] = InterfaceRecord(number: number, name: name, device: device)
-        announce(.interfaceAdded(HotspotContract.interfacePath(number)))
-        log.info("interface \(name) appeared (\(device))")
+        interfaces[name] = InterfaceRecord(number: number, name: name)
+        announce(.interfaceAdded(number: number))
+        log.info("interface \(name) appeared")
     }
 
-    /// A Wi-Fi device went away.
+    /// A Wi-Fi interface went away.
     func interfaceVanished(_ name: InterfaceID) async {
         guard let record = interfaces.removeValue(forKey: name) else { return }
         links[name] = nil
         releaseHolds(name, .left)
         await monitor?.left(name.rawValue)
         await handle(.interfaceRemoved(name))
-        announce(.interfaceRemoved(record.path))
+        announce(.interfaceRemoved(number: record.number))
         log.info("interface \(name) vanished")
     }
 
-    /// The interface on NetworkManager's device `device`, if the engine has it.
-    func interface(onDevice device: ObjectPath) -> InterfaceID? {
-        interfaces.values.first { $0.device == device }?.name
+    /// An interface was renamed. Linux renames only an interface that is down, so nothing is
+    /// joined on it: it is the old name leaving and the new one appearing, each with its own
+    /// object, as after unplugging and plugging in again.
+    func interfaceRenamed(from old: InterfaceID, to new: InterfaceID) async {
+        guard old != new else { return }
+        log.info("interface \(old) is now called \(new)")
+        await interfaceVanished(old)
+        await interfaceAppeared(new)
     }
 
-    func interfaceVanished(device: ObjectPath) async {
-        if let name = interface(onDevice: device) { await interfaceVanished(name) }
-    }
-
-    func joined(device: ObjectPath, network: Network, connection: ConnectionID) async {
-        if let name = interface(onDevice: device) { await joined(name, network: network, connection: connection) }
-    }
-
-    func left(device: ObjectPath) async {
-        if let name = interface(onDevice: device) { await left(name) }
-    }
-
-    func scanListChanged(device: ObjectPath, _ networks: [Network]) async {
-        if let name = interface(onDevice: device) { await scanListChanged(name, networks) }
-    }
-
+    /// A join, a leave or a scan list of an interface the engine does not follow (NetworkManager
+    /// never announced it as Wi-Fi) is ignored.
     func joined(_ name: InterfaceID, network: Network, connection: ConnectionID) async {
+        guard interfaces[name] != nil else { return }
         log.info("\(name) joined \(network.ssid.displayForm) (\(network.bssid)) through connection \(connection)")
         setReason(name, "")  // the last network's reason stays until the next join, so a failure can be read after the disconnect
         // The first check starts before the helpers are asked, so their verdict requests join it.
@@ -216,6 +185,7 @@ public actor Engine {
     }
 
     func left(_ name: InterfaceID) async {
+        guard interfaces[name] != nil else { return }
         links[name] = nil  // before any suspension: reports of this link are stale from here on
         releaseHolds(name, .left)
         await monitor?.left(name.rawValue)
@@ -259,7 +229,7 @@ public actor Engine {
     }
 
     /// CheckConnectivity(): a fresh check, then the published values and the verdict's reason.
-    func checkConnectivity(_ name: InterfaceID) async -> [String: DBusValue] {
+    func checkConnectivity(_ name: InterfaceID) async -> ConnectivityAnswer {
         var reason = "not associated with a network"
         if let monitor, interfaces[name]?.status?.network != nil, let link = links[name]?.id {
             let v = await monitor.verdict(for: name.rawValue, fresh: true)
@@ -271,8 +241,8 @@ public actor Engine {
             reason = "connectivity checks are off ([connectivity] enabled=false)"
         }
         let r = interfaces[name]
-        return ["connectivity": .string(r?.connectivity ?? "unknown"), "portal-url": .string(r?.portalURL ?? ""),
-                "session-expires": .uint64(r?.sessionExpires ?? 0), "reason": .string(reason)]
+        return ConnectivityAnswer(connectivity: r?.connectivity ?? "unknown", portalURL: r?.portalURL ?? "",
+                                  sessionExpires: r?.sessionExpires ?? 0, reason: reason)
     }
 
     /// NetworkManager's own connectivity check changed: the monitor follows it (ProbePolicy) and
@@ -280,7 +250,7 @@ public actor Engine {
     func networkManagerCheckChanged(_ check: ProbePolicy.NetworkManagerCheck?) async {
         guard let monitor, let next = await monitor.follow(networkManager: check) else { return }
         log.info("connectivity: NetworkManager's check changed; \(next.explanation)")
-        announce(.manager([HotspotContract.Manager.probePolicy]))
+        announce(.manager([.probePolicy]))
     }
 
     /// NetworkManager's primary connection changed, or NetworkManager left (nil).
@@ -291,15 +261,14 @@ public actor Engine {
 
     func recomputeStatus() async {
         let interfaces = self.interfaces
-        let value = ManagerStatus.compute(primary: primary) { device in
-            interfaces.values.first { $0.device == device }?.connectivity
-        }
+        let value = ManagerStatus.compute(primary: primary) { interfaces[$0]?.connectivity }
         guard value != status else { return }
         status = value
-        announce(.manager([HotspotContract.Manager.status]))
+        announce(.manager([.status]))
     }
 
     func scanListChanged(_ name: InterfaceID, _ networks: [Network]) async {
+        guard interfaces[name] != nil else { return }
         log.debug("\(name): scan list of \(networks.count) networks")
         await handle(.scanListChanged(name, networks))
     }
@@ -311,12 +280,11 @@ public actor Engine {
 
     func setConnectivity(_ name: InterfaceID, connectivity: String, portalURL: String, venueInfoURL: String, sessionExpires: UInt64) async {
         guard var r = interfaces[name] else { return }
-        typealias I = HotspotContract.Interface
-        var changed: [PropertySpec] = []
-        if r.connectivity != connectivity { r.connectivity = connectivity; changed.append(I.connectivity) }
-        if r.portalURL != portalURL { r.portalURL = portalURL; changed.append(I.portalUrl) }
-        if r.venueInfoURL != venueInfoURL { r.venueInfoURL = venueInfoURL; changed.append(I.venueInfoUrl) }
-        if r.sessionExpires != sessionExpires { r.sessionExpires = sessionExpires; changed.append(I.sessionExpires) }
+        var changed: [InterfaceProperty] = []
+        if r.connectivity != connectivity { r.connectivity = connectivity; changed.append(.connectivity) }
+        if r.portalURL != portalURL { r.portalURL = portalURL; changed.append(.portalURL) }
+        if r.venueInfoURL != venueInfoURL { r.venueInfoURL = venueInfoURL; changed.append(.venueInfoURL) }
+        if r.sessionExpires != sessionExpires { r.sessionExpires = sessionExpires; changed.append(.sessionExpires) }
         interfaces[name] = r
         if !changed.isEmpty { announce(.interface(r, changed)) }
     }
@@ -326,7 +294,7 @@ public actor Engine {
         guard var r = interfaces[name], r.reason != reason else { return }
         r.reason = reason
         interfaces[name] = r
-        announce(.interface(r, [HotspotContract.Interface.reason]))
+        announce(.interface(r, [.reason]))
     }
 
     // MARK: - Requests from the bus (already authorised)
@@ -354,5 +322,9 @@ public actor Engine {
         return nil
     }
 
-    func record(at path: ObjectPath) -> InterfaceRecord? { interfaces.values.first { $0.path == path } }
+    /// The interface with object number `number`, if it is there.
+    func record(number: Int) -> InterfaceRecord? { interfaces.values.first { $0.number == number } }
+
+    /// The interfaces' numbers, in order (`Interfaces`).
+    var interfaceNumbers: [Int] { interfaces.values.map(\.number).sorted() }
 }

@@ -14,6 +14,9 @@ struct HelperRegistrationRequest: Sendable {
     var purpose: String?
     /// The caller's uid (nil when the bus would not say).
     var uid: UInt32?
+    /// Whether the helper takes its commands on a channel of its own, handed out with the
+    /// registration (the option CommandChannel).
+    var wantsChannel = false
 
     static let maximumDisplayNameLength = 64
     static let maximumIdentifierLength = 255
@@ -67,6 +70,13 @@ struct HelperRegistrationRequest: Sendable {
             }
             commands = parsed
         }
+        var wantsChannel = false
+        if let value = options["CommandChannel"] {
+            guard case .bool(let wanted) = value else {
+                throw HotspotError(.invalidArgs, "CommandChannel must be a boolean (b)")
+            }
+            wantsChannel = wanted
+        }
         var purpose: String?
         if let value = options["Purpose"] {
             guard let text = value.string, !text.isEmpty, Self.purposeBound.admits(text) else {
@@ -84,6 +94,7 @@ struct HelperRegistrationRequest: Sendable {
         self.commands = commands
         self.purpose = purpose
         self.uid = uid
+        self.wantsChannel = wantsChannel
     }
 
     /// polkit's details: the dialog says who asks and why (`polkit.message`), and the action's

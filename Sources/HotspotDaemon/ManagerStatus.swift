@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import DBus
+import HotspotCore
 import NetworkManager
 
 /// The manager's `Status` property: one pure function of what NetworkManager says (its primary
@@ -10,17 +10,18 @@ enum ManagerStatus {
     /// NetworkManager's primary connection as the client reports it.
     struct Primary: Sendable, Equatable {
         var type: String?
-        var device: ObjectPath?
+        /// Its device's interface name, when that is a Wi-Fi interface.
+        var interface: InterfaceID?
         var connectivity: Connectivity
     }
 
     /// - Parameters:
     ///   - primary: nil while NetworkManager is not on the bus or has not said yet.
-    ///   - wifiConnectivity: the daemon's published `Connectivity` of the Wi-Fi interface on
-    ///     `device` ("full", "portal", "limited", "none"; "unknown" or nil when not checked).
-    static func compute(primary: Primary?, wifiConnectivity: (ObjectPath) -> String?) -> String {
+    ///   - wifiConnectivity: the daemon's published `Connectivity` of a Wi-Fi interface ("full",
+    ///     "portal", "limited", "none"; "unknown" or nil when not checked).
+    static func compute(primary: Primary?, wifiConnectivity: (InterfaceID) -> String?) -> String {
         guard let primary else { return "determining" }
-        if primary.type == wifiType, let device = primary.device, let verdict = wifiConnectivity(device), verdict != "unknown" {
+        if primary.type == wifiType, let name = primary.interface, let verdict = wifiConnectivity(name), verdict != "unknown" {
             return verdict == "full" ? "connected-via-wifi" : "connected-via-wifi-without-internet"
         }
         guard let type = primary.type else { return "not-connected" }

@@ -6,9 +6,9 @@ import NetworkManager
 import ServiceLifecycle
 
 /// Follows NetworkManager for the engine, as a service: the client's events become engine calls,
-/// and the secret agent answers with the passwords helpers supplied. Device paths and interface
-/// names are the client's facts (its model) and the engine's interface records: this keeps no
-/// map of its own.
+/// and the secret agent answers with the passwords helpers supplied. Devices and their interface
+/// names are the client's facts (its model, which reports a rename as an event): the engine is
+/// told interface names only, and this keeps no map of its own.
 ///
 /// A failure to follow NetworkManager (the client or the agent cannot subscribe) is not just a
 /// log line: the service starts following again after a pause that doubles up to 30 s, and when
@@ -87,21 +87,23 @@ final class NetworkManagerWatcher: Service {
         case .snapshotComplete:
             log.debug("NetworkManager snapshot complete")
         case .wifiDeviceAdded(let device):
-            await engine.interfaceAppeared(InterfaceID(device.interfaceName), device: device.path)
-        case .wifiDeviceRemoved(let path):
-            await engine.interfaceVanished(device: path)
+            await engine.interfaceAppeared(InterfaceID(device.interfaceName))
+        case .wifiDeviceRemoved(let device):
+            await engine.interfaceVanished(InterfaceID(device.interfaceName))
+        case .wifiDeviceRenamed(let device, let old):
+            await engine.interfaceRenamed(from: InterfaceID(old), to: InterfaceID(device.interfaceName))
         case .deviceStateChanged:
             await provisioner.deviceStateChanged()
         case .deviceActivated(let device, let joined):
             let connection = ConnectionID(ConnectionReference(joined)?.text ?? "")
-            await engine.joined(device: device.path, network: Self.network(joined), connection: connection)
+            await engine.joined(InterfaceID(device.interfaceName), network: Self.network(joined), connection: connection)
         case .deviceDeactivated(let device, _, _):
-            await engine.left(device: device.path)
+            await engine.left(InterfaceID(device.interfaceName))
         case .accessPointsChanged(let device, let aps):
             await provisioner.accessPointsSeen(aps)
-            await engine.scanListChanged(device: device, aps.map(Self.network))
-        case .primaryConnectionChanged(let type, let device, let connectivity):
-            await engine.primaryChanged(ManagerStatus.Primary(type: type, device: device, connectivity: connectivity))
+            await engine.scanListChanged(InterfaceID(device.interfaceName), aps.map(Self.network))
+        case .primaryConnectionChanged(let type, _, let wifiInterface, let connectivity):
+            await engine.primaryChanged(ManagerStatus.Primary(type: type, interface: wifiInterface.map(InterfaceID.init), connectivity: connectivity))
         case .readFailed(let why):
             log.error("NetworkManager: \(why)")
         case .connectivityCheckChanged(let check):

@@ -27,10 +27,11 @@ public struct HotspotHelperOptions: Sendable {
     /// showing the display name and purpose) rather than be refused at once. The call then waits
     /// up to ``interactiveRegistrationTimeout`` for an answer. Off for helpers that run unattended.
     public var allowsInteractiveAuthorization: Bool
-    /// Whether commands come over a channel of the helper's own (OpenCommandChannel: a socket
-    /// from the daemon carrying the same D-Bus calls with no bus in between, so each command and
-    /// answer is read by one process fewer). Against a daemon without it, commands come over
-    /// the bus as before.
+    /// Whether commands come over a channel of the helper's own (the option CommandChannel of
+    /// RegisterHelper: a socket handed out with the registration, carrying the same D-Bus calls
+    /// with no bus in between, so each command and answer is read by one process fewer). Every
+    /// command then takes it, from the first; when the daemon gives none (at its cap, or an
+    /// older daemon), every command comes over the bus.
     public var usesCommandChannel: Bool
 
     /// How long registering waits while a person decides in the authorization dialog.

@@ -68,13 +68,12 @@ public actor HotspotHelper {
         daemonOwner.set(initial)
         try await connection.export([Self.handlerInterface(owner: daemonOwner, handler: handler)], at: handlerPath)
         try await registerNow()
-        await openCommandChannel()
         watch = Task { [weak self, daemonOwner] in
             var it = iterator
             while let owner = await it.next() {
                 daemonOwner.set(owner)
                 // The daemon restarted: register again so commands keep coming.
-                if owner != nil, (try? await self?.registerNow()) != nil { await self?.openCommandChannel() }
+                if owner != nil { _ = try? await self?.registerNow() }
             }
         }
     }
@@ -82,40 +81,29 @@ public actor HotspotHelper {
     /// The peer link commands come over, when the daemon gave one (``HotspotHelperOptions/usesCommandChannel``).
     public var commandChannel: String? { daemonOwner.link() }
 
-    /// Asks the daemon for a command channel and serves it on the connection's thread, where
-    /// the handler already runs. Without one (an older daemon, or the option off) commands keep
-    /// coming over the bus; the channel closing (the daemon leaving) changes nothing else.
-    private func openCommandChannel() async {
-        guard options.usesCommandChannel else { return }
-        let reply: [DBusValue]
-        do {
-            reply = try await connection.call(HotspotContract.Manager.openCommandChannel, of: HotspotContract.manager,
-                                              at: HotspotContract.managerPath)
-        } catch {
-            return  // an older daemon: UnknownMethod
-        }
-        guard case .unixFD(let fd)? = reply.first else { return }
-        if let old = daemonOwner.link() { await connection.closePeerLink(old, reason: "replaced") }
+    private func registerNow() async throws {
+        var dict: [String: DBusValue] = ["DisplayName": .string(options.displayName)]
+        if let id = options.identifier { dict["Identifier"] = .string(id) }
+        if let purpose = options.purpose { dict["Purpose"] = .string(purpose) }
+        if let commands = options.commands { dict["Commands"] = .strings(commands.map(\.rawValue).sorted()) }
+        if options.usesCommandChannel { dict["CommandChannel"] = .bool(true) }
+        // Interactive: the daemon lets polkit ask the person (a dialog with the display name and
+        // purpose) instead of refusing, and the call waits for their answer.
+        let interactive = options.allowsInteractiveAuthorization
+        let reply = try await connection.call(HotspotContract.Manager.registerHelper, of: HotspotContract.manager, at: HotspotContract.managerPath,
+                                              body: [.objectPath(handlerPath), .varDict(dict)],
+                                              timeout: interactive ? HotspotHelperOptions.interactiveRegistrationTimeout : .seconds(25),
+                                              interactive: interactive)
+        if let old = daemonOwner.link() { await connection.closePeerLink(old, reason: "registered again") }
+        // The daemon hands out the command channel with the registration (when asked and one is
+        // free): every command then comes there, from the first. Without one, over the bus.
+        guard case .unixFD(let fd)? = reply.first?.varDict?["command-channel"] else { return }
         let box = daemonOwner
         // The handler must know the channel before its first command, which the daemon may send
         // (and this connection's thread read) before this task resumes: `named` runs first.
         // Commands on the scan list of a crowded place stay far below the size limit.
         _ = try? await connection.adoptPeerLink(fd, role: .client, acceptsCalls: true, maximumMessageSize: 16 << 20,
                                                 named: { box.setLink($0) }, onClose: { link, _ in box.linkClosed(link) })
-    }
-
-    private func registerNow() async throws {
-        var dict: [String: DBusValue] = ["DisplayName": .string(options.displayName)]
-        if let id = options.identifier { dict["Identifier"] = .string(id) }
-        if let purpose = options.purpose { dict["Purpose"] = .string(purpose) }
-        if let commands = options.commands { dict["Commands"] = .strings(commands.map(\.rawValue).sorted()) }
-        // Interactive: the daemon lets polkit ask the person (a dialog with the display name and
-        // purpose) instead of refusing, and the call waits for their answer.
-        let interactive = options.allowsInteractiveAuthorization
-        _ = try await connection.call(HotspotContract.Manager.registerHelper, of: HotspotContract.manager, at: HotspotContract.managerPath,
-                                      body: [.objectPath(handlerPath), .varDict(dict)],
-                                      timeout: interactive ? HotspotHelperOptions.interactiveRegistrationTimeout : .seconds(25),
-                                      interactive: interactive)
     }
 
     /// Logs off the network (NEHotspotHelper.logoff): the daemon sends logoff to this helper and

@@ -8,7 +8,7 @@ import DBus
 extension HotspotContract {
     /// org.freedesktop.NetworkManager.HotspotHelper, at `managerPath`.
     public static let manager = InterfaceSpec(managerInterface,
-        methods: [Manager.registerHelper, Manager.unregisterHelper, Manager.openCommandChannel, Manager.forgetNetwork, Manager.checkPermission,
+        methods: [Manager.registerHelper, Manager.unregisterHelper, Manager.forgetNetwork, Manager.checkPermission,
                   Manager.settleJoin],
         properties: [Manager.interfaces, Manager.helpers, Manager.version, Manager.status, Manager.probePolicy],
         signals: [Manager.uiRequired, Manager.commandCompleted])
@@ -28,9 +28,9 @@ extension HotspotContract {
 
     /// The manager's members.
     public enum Manager {
-        public static let registerHelper = MethodSpec("RegisterHelper", inputs: [DBusArgument("handler", "o"), DBusArgument("options", "a{sv}")])
+        public static let registerHelper = MethodSpec("RegisterHelper", inputs: [DBusArgument("handler", "o"), DBusArgument("options", "a{sv}")],
+                                                      outputs: [DBusArgument("registration", "a{sv}")])
         public static let unregisterHelper = MethodSpec("UnregisterHelper")
-        public static let openCommandChannel = MethodSpec("OpenCommandChannel", outputs: [DBusArgument("channel", "h")])
         public static let forgetNetwork = MethodSpec("ForgetNetwork", inputs: [DBusArgument("ssid", "ay")])
         public static let checkPermission = MethodSpec("CheckPermission", inputs: [DBusArgument("action", "s")], outputs: [DBusArgument("result", "s")])
         /// For NetworkManager's pre-up dispatcher script (root only): the join on `interface` is

@@ -134,9 +134,12 @@ public enum NetworkManagerEvent: Sendable {
     case snapshotComplete
     /// A Wi-Fi device appeared (or is part of the snapshot).
     case wifiDeviceAdded(WifiDevice)
-    /// A Wi-Fi device went away. When it was activated, `.deviceDeactivated` with reason
-    /// `.removed` comes first.
-    case wifiDeviceRemoved(ObjectPath)
+    /// A Wi-Fi device went away (as it was last known). When it was activated,
+    /// `.deviceDeactivated` with reason `.removed` comes first.
+    case wifiDeviceRemoved(WifiDevice)
+    /// A Wi-Fi device's kernel interface was renamed (`Device.Interface` changed): `device` has
+    /// the new name. Linux renames only an interface that is down, so no join is under way.
+    case wifiDeviceRenamed(WifiDevice, from: String)
     /// Every state change of a Wi-Fi device, including failed joins that never activated.
     case deviceStateChanged(device: ObjectPath, state: DeviceState, previous: DeviceState, reason: DeviceStateReason)
     /// The device reached ACTIVATED (100): it gained IP connectivity on `network`.
@@ -146,10 +149,11 @@ public enum NetworkManagerEvent: Sendable {
     case deviceDeactivated(device: WifiDevice, state: DeviceState, reason: DeviceStateReason)
     /// The device's full current scan list, after an access point was added or removed, a scan
     /// finished (`LastScan`), or any access point property (such as Strength) changed.
-    case accessPointsChanged(device: ObjectPath, [AccessPoint])
+    case accessPointsChanged(device: WifiDevice, [AccessPoint])
     /// The primary connection's type (`802-11-wireless`, `802-3-ethernet`…, nil when there is
-    /// none), its first device, and NetworkManager's global connectivity.
-    case primaryConnectionChanged(type: String?, device: ObjectPath?, connectivity: Connectivity)
+    /// none), its first device, that device's interface name when it is a Wi-Fi device the
+    /// client follows, and NetworkManager's global connectivity.
+    case primaryConnectionChanged(type: String?, device: ObjectPath?, wifiInterface: String?, connectivity: Connectivity)
     /// Reading NetworkManager's state failed; the message says what and why. The client keeps
     /// going with what it has, and rebuilds everything when NetworkManager restarts.
     case readFailed(String)

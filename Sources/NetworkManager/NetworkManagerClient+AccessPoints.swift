@@ -18,7 +18,7 @@ extension NetworkManagerClient {
         guard force || list != record.reportedAccessPoints else { return }
         record.reportedAccessPoints = list
         model.devices[device] = record
-        emit(.accessPointsChanged(device: device, list))
+        emit(.accessPointsChanged(device: record.device, list))
     }
 
     /// Applies an access point's property change, or an access point added to or removed from a

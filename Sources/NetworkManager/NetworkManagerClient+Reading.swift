@@ -29,7 +29,15 @@ extension NetworkManagerClient {
                                         connectivity: connectivity)
         guard primary != model.primary else { return }
         model.primary = primary
-        emit(.primaryConnectionChanged(type: primary.type, device: primary.device, connectivity: primary.connectivity))
+        reportPrimary()
+    }
+
+    /// Reports the primary connection; again when its Wi-Fi device is learnt or renamed after it,
+    /// so the interface name it carries is always the current one.
+    func reportPrimary(ifOn device: ObjectPath? = nil) {
+        guard let primary = model.primary, device == nil || primary.device == device else { return }
+        let wifiInterface = primary.device.flatMap { model.devices[$0]?.device.interfaceName }
+        emit(.primaryConnectionChanged(type: primary.type, device: primary.device, wifiInterface: wifiInterface, connectivity: primary.connectivity))
     }
 
     /// Reports NetworkManager's connectivity-check setting when it differs from the last report.

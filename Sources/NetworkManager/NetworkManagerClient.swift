@@ -324,6 +324,7 @@ public actor NetworkManagerClient {
         let device = Self.makeDevice(path, props, wireless)
         model.devices[path] = DeviceRecord(device: device, accessPoints: wireless["AccessPoints"]?.objectPaths ?? [])
         emit(.wifiDeviceAdded(device))
+        reportPrimary(ifOn: path)
         await refreshAccessPoints(of: path, force: true)
         if device.state.isActivated, epoch == myEpoch {
             await activated(path)
@@ -336,7 +337,7 @@ public actor NetworkManagerClient {
         if record.activated {
             emit(.deviceDeactivated(device: record.device, state: .unknown, reason: .removed))
         }
-        emit(.wifiDeviceRemoved(path))
+        emit(.wifiDeviceRemoved(record.device))
         dropUnreferencedAccessPoints()
     }
 
@@ -522,9 +523,14 @@ public actor NetworkManagerClient {
             }
         case NetworkManagerNames.device.rawValue:
             guard var record = model.devices[path] else { return }
+            let previousName = record.device.interfaceName
             if let name = changed["Interface"]?.string { record.device.interfaceName = name }
             if let hw = changed["HwAddress"]?.string { record.device.hwAddress = hw }
             model.devices[path] = record
+            if record.device.interfaceName != previousName {
+                emit(.wifiDeviceRenamed(record.device, from: previousName))
+                reportPrimary(ifOn: path)
+            }
         case NetworkManagerNames.accessPoint.rawValue:
             // Changes without invalidated properties are deferred (deferAccessPointChange).
             guard model.accessPointProperties[path] != nil else { return }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import DBus
+import HotspotCore
 @testable import HotspotDaemon
 import NetworkManager
 import Testing
@@ -7,11 +7,11 @@ import Testing
 /// The manager's `Status`: one pure function of NetworkManager's primary connection and the
 /// daemon's Wi-Fi verdicts.
 @Suite struct ManagerStatusTests {
-    let wlan: ObjectPath = "/org/freedesktop/NetworkManager/Devices/3"
-    let eth: ObjectPath = "/org/freedesktop/NetworkManager/Devices/2"
+    let wlan = InterfaceID("wlan0")
+    let eth = InterfaceID("eth0")
 
-    func status(_ type: String?, _ device: ObjectPath?, _ nm: Connectivity, verdicts: [ObjectPath: String] = [:]) -> String {
-        ManagerStatus.compute(primary: ManagerStatus.Primary(type: type, device: device, connectivity: nm)) { verdicts[$0] }
+    func status(_ type: String?, _ interface: InterfaceID?, _ nm: Connectivity, verdicts: [InterfaceID: String] = [:]) -> String {
+        ManagerStatus.compute(primary: ManagerStatus.Primary(type: type, interface: interface, connectivity: nm)) { verdicts[$0] }
     }
 
     @Test func withoutNetworkManagerItIsDetermining() {

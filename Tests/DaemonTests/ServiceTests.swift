@@ -21,8 +21,8 @@ struct ServiceTests {
         let client = NetworkManagerClient(connection: connection)
         let provisioner = ProfileProvisioner(client: client, log: log)
         let announcements = AsyncQueue<Announcement>()
-        let engine = Engine(bus: connection, configuration: configuration, log: log, network: NetworkManagerActions(bus: connection, client: client),
-                            monitor: nil, provisioner: provisioner, announcements: announcements)
+        let engine = Engine(configuration: configuration, log: log, network: NetworkManagerActions(bus: connection, client: client),
+                            monitor: nil, provisioner: provisioner, announcements: { announcements.yield($0) })
         return (connection, NetworkManagerWatcher(bus: connection, client: client, engine: engine, provisioner: provisioner, log: log), engine,
                 announcements)
     }

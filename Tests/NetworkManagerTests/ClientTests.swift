@@ -57,6 +57,32 @@ struct ClientTests {
         await client.stop()
     }
 
+    /// The client owns device ↔ name: a renamed interface is an event, later events carry the new
+    /// name, and the primary connection is reported again with it.
+    @Test func aRenamedInterfaceIsReportedAndLaterEventsCarryTheNewName() async throws {
+        let nm = try await MockNetworkManager()
+        let wlan = try await nm.addWiFiDevice("wlan0")
+        let ap = try await nm.addAccessPoint(wlan, "ap1", ssid: "Cafe", bssid: "00:11:22:33:44:01", strength: 60)
+        let profile = try await nm.addWiFiConnection(wlan, "cafe", ssid: "Cafe")
+        _ = try await nm.addActiveConnection(wlan, connection: profile, accessPoint: ap, name: "0")
+        let (client, log) = try await startClient(nm)
+        _ = try await log.next("snapshotComplete") { $0.isSnapshotComplete ? true : nil }
+        #expect(log.all.compactMap(\.primaryWifiInterface).last == .some("wlan0"))
+
+        try await nm.updateProperties(wlan, interface: "org.freedesktop.NetworkManager.Device", ["Interface": .string("wlp2s0")])
+        let (renamed, from) = try await log.next("wifiDeviceRenamed") { $0.rename }
+        #expect(renamed.path == wlan && renamed.interfaceName == "wlp2s0" && from == "wlan0")
+        #expect(try await log.next("primary with the new name") { $0.primaryWifiInterface } == .some("wlp2s0"))
+        #expect(await client.devicePath(interface: "wlp2s0") == wlan)
+        #expect(await client.devicePath(interface: "wlan0") == nil)
+
+        // The same name again is no rename.
+        try await nm.updateProperties(wlan, interface: "org.freedesktop.NetworkManager.Device", ["Interface": .string("wlp2s0")])
+        let again = await log.unmatched { $0.rename != nil }
+        #expect(again.isEmpty, "a change that keeps the name is no rename: \(again)")
+        await client.stop()
+    }
+
     @Test func wifiDevicesAppearAndDisappearAndOtherDevicesAreIgnored() async throws {
         let nm = try await MockNetworkManager()
         let (client, log) = try await startClient(nm)

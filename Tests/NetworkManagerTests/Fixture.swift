@@ -166,7 +166,7 @@ final class EventLog: Sendable {
 
 extension NetworkManagerEvent {
     var accessPoints: (ObjectPath, [AccessPoint])? {
-        if case .accessPointsChanged(let d, let list) = self { return (d, list) }
+        if case .accessPointsChanged(let d, let list) = self { return (d.path, list) }
         return nil
     }
     var activation: (WifiDevice, JoinedNetwork)? {
@@ -182,7 +182,7 @@ extension NetworkManagerEvent {
         return nil
     }
     var removedDevice: ObjectPath? {
-        if case .wifiDeviceRemoved(let p) = self { return p }
+        if case .wifiDeviceRemoved(let d) = self { return d.path }
         return nil
     }
     var availability: Bool? {
@@ -194,7 +194,15 @@ extension NetworkManagerEvent {
         return false
     }
     var primary: (String?, ObjectPath?, Connectivity)? {
-        if case .primaryConnectionChanged(let t, let d, let c) = self { return (t, d, c) }
+        if case .primaryConnectionChanged(let t, let d, _, let c) = self { return (t, d, c) }
+        return nil
+    }
+    var primaryWifiInterface: String?? {
+        if case .primaryConnectionChanged(_, _, let name, _) = self { return .some(name) }
+        return nil
+    }
+    var rename: (WifiDevice, String)? {
+        if case .wifiDeviceRenamed(let d, let from) = self { return (d, from) }
         return nil
     }
 }

@@ -5,9 +5,9 @@ the channel is plain peer-to-peer D-Bus that another implementation speaks uncha
 
 usage: gdbus-channel-helper.py DISPLAY_NAME CONFIDENCE
 
-It registers with hotspot-helperd on the system bus (DBUS_SYSTEM_BUS_ADDRESS), calls
-OpenCommandChannel, makes a GDBusConnection on the socket it gets (GDBus authenticates as a
-client), exports its Handler there too, and answers evaluate with CONFIDENCE and everything else
+It registers with hotspot-helperd on the system bus (DBUS_SYSTEM_BUS_ADDRESS) asking for a
+command channel (the option CommandChannel), makes a GDBusConnection on the socket the reply
+carries (GDBus authenticates as a client), exports its Handler there too, and answers evaluate with CONFIDENCE and everything else
 with success. It prints each command with the way it came ("bus" or "channel").
 """
 import sys
@@ -52,12 +52,11 @@ def main():
 
     serve(bus, 'bus')
     options = {'DisplayName': GLib.Variant('s', name), 'Identifier': GLib.Variant('s', 'org.example.gdbus'),
-               'Purpose': GLib.Variant('s', 'Tests the command channel from GDBus')}
-    bus.call_sync(BUS_NAME, MANAGER, INTERFACE, 'RegisterHelper', GLib.Variant('(oa{sv})', (PATH, options)), None,
-                  Gio.DBusCallFlags.NONE, -1, None)
-    reply, fds = bus.call_with_unix_fd_list_sync(BUS_NAME, MANAGER, INTERFACE, 'OpenCommandChannel', None, GLib.VariantType('(h)'),
-                                                 Gio.DBusCallFlags.NONE, -1, None, None)
-    fd = fds.get(reply.unpack()[0])
+               'Purpose': GLib.Variant('s', 'Tests the command channel from GDBus'), 'CommandChannel': GLib.Variant('b', True)}
+    # The daemon's first commands may already be on the socket: it is served before the main loop runs.
+    reply, fds = bus.call_with_unix_fd_list_sync(BUS_NAME, MANAGER, INTERFACE, 'RegisterHelper', GLib.Variant('(oa{sv})', (PATH, options)),
+                                                 GLib.VariantType('(a{sv})'), Gio.DBusCallFlags.NONE, -1, None, None)
+    fd = fds.get(reply.unpack()[0]['command-channel'])
     stream = Gio.Socket.new_from_fd(fd).connection_factory_create_connection()
     channel = Gio.DBusConnection.new_sync(stream, None, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT, None, None)
     serve(channel, 'channel')
