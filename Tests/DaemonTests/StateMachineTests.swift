@@ -131,6 +131,33 @@ struct StateMachineTests {
         #expect(try await !s.disconnected(), "a temporary failure disconnected the network")
     }
 
+    /// NetworkManager's device is the NetworkManager adapter's fact: after the kernel renames the
+    /// interface (only ever while it is down), the daemon follows it under its new name, and a
+    /// failed sign-in there still reaches the device (the old name found no device, so the
+    /// disconnect quietly did nothing).
+    @Test func aRenamedInterfaceIsFollowedUnderItsNewName() async throws {
+        let s = try await Scenario(mode: Self.mode)
+        _ = try await s.helper("Broken", script: HelperScript(confidence: .high, results: [.authenticate: .failure]))
+        try await s.waitForInterface()
+        try await s.mock("UpdateProperties", ["org.freedesktop.NetworkManager.Device", .varDict(["Interface": .string("wlp2s0")])], path: s.device)
+        func names() async throws -> [String] {
+            var out: [String] = []
+            for path in try await s.managerProperty("Interfaces")?.objectPaths ?? [] {
+                let name = try await s.client.call(destination: HotspotContract.busName, path: path, interface: "org.freedesktop.DBus.Properties",
+                                                   member: "Get", body: [.string(HotspotContract.interfaceInterface.rawValue), .string("Name")])
+                out.append(name.first?.unwrapped.string ?? "")
+            }
+            return out
+        }
+        try await s.waitUntil("the daemon follows the new name") { try await names() == ["wlp2s0"] }
+        let path = try #require(try await s.managerProperty("Interfaces")?.objectPaths?.first)
+        let device = try await s.client.call(destination: HotspotContract.busName, path: path, interface: "org.freedesktop.DBus.Properties",
+                                             member: "Get", body: [.string(HotspotContract.interfaceInterface.rawValue), .string("Device")])
+        #expect(device.first?.unwrapped.objectPath?.rawValue == s.device)
+        try await s.join("CityFree", accessPoint: "ap1")
+        try await s.waitForDisconnect()
+    }
+
     @Test func failureDisconnectsAndSwitchesAutoconnectOff() async throws {
         let s = try await Scenario(mode: Self.mode)
         _ = try await s.helper("Broken", script: HelperScript(confidence: .high, results: [.authenticate: .failure]))
