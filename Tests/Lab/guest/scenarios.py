@@ -438,7 +438,7 @@ def roaming(lab):
     wait("the daemon authenticated on RoamNet with Lab Helper",
          lambda: lab.state() == "authenticated" and str(lab.bus.daemon("Helper")) == "Lab Helper", 60)
     # HotspotHelperKit's helper took its command channel: the socket came through the real system
-    # bus in OpenCommandChannel's reply, and evaluate and authenticate came over it.
+    # bus in RegisterHelper's reply, and evaluate and authenticate came over it.
     via = lab.commands_via().get("Lab Helper")
     if via != "channel":
         raise Failed(f"Lab Helper gets its commands via {via!r}, expected its command channel")
