@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Connectivity
 import HotspotCore
 
 /// The manager's properties, as the engine names a change (BusPublisher encodes them).
@@ -29,6 +30,21 @@ enum Announcement: Sendable {
     case scanListChanged(interface: Int)
 }
 
+/// An interface's connectivity as the daemon publishes it (`Connectivity`): the
+/// hysteresis-smoothed state of its checks, unknown until one is made.
+enum LinkConnectivity: Sendable, Equatable {
+    case unknown, none, portal, limited, full
+
+    init(_ state: ProbeVerdict.State) {
+        switch state {
+        case .online: self = .full
+        case .portal: self = .portal
+        case .partial: self = .limited
+        case .none: self = .none
+        }
+    }
+}
+
 /// One Wi-Fi interface as the daemon publishes it. Its NetworkManager device is the
 /// NetworkManager adapter's fact, read by the bus server when `Device` is asked for.
 struct InterfaceRecord: Sendable {
@@ -36,7 +52,7 @@ struct InterfaceRecord: Sendable {
     var name: InterfaceID
     var status: InterfaceStatus?
     var scanList: [AnnotatedNetwork] = []
-    var connectivity = "unknown"
+    var connectivity = LinkConnectivity.unknown
     var portalURL = ""
     /// The venue's information page (RFC 8908 `venue-info-url`), "" when none.
     var venueInfoURL = ""
@@ -47,7 +63,7 @@ struct InterfaceRecord: Sendable {
 
 /// CheckConnectivity's answer: the published values after a fresh check, and the check's reason.
 struct ConnectivityAnswer: Sendable {
-    var connectivity: String
+    var connectivity: LinkConnectivity
     var portalURL: String
     var sessionExpires: UInt64
     var reason: String

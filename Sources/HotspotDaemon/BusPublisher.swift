@@ -3,6 +3,7 @@ import DBus
 import HotspotCore
 import HotspotProtocol
 import ServiceLifecycle
+import Synchronization
 
 /// The daemon's D-Bus surface (the manager object and one object per Wi-Fi interface): the
 /// interfaces declared in `HotspotContract`, implemented by handlers that check polkit and then
@@ -18,6 +19,9 @@ final class BusPublisher: Service {
     let connector: HelperConnector
     /// NetworkManager's device for an interface name (the NetworkManager adapter's fact), for `Device`.
     let devicePath: @Sendable (InterfaceID) async -> ObjectPath?
+    /// The interface objects exported, by number: `Interfaces` lists these, so a path it names is
+    /// always there to call (the engine knows of an interface a moment before it is exported).
+    private let exported = Mutex<Set<Int>>([])
     /// CheckConnectivity: one round in flight per interface, one round per caller and interface
     /// every `connectivityCheckInterval`.
     let connectivityChecks = ConnectivityCheckGate<ConnectivityAnswer>(minimumInterval: BusPublisher.connectivityCheckInterval)
@@ -52,8 +56,10 @@ final class BusPublisher: Service {
         case .interfaceAdded(let number):
             let path = HotspotContract.interfacePath(number)
             try? await bus.export([interfaceTable(number)], at: path)
+            exported.withLock { _ = $0.insert(number) }
             await announce(.manager([.interfaces]))
         case .interfaceRemoved(let number):
+            exported.withLock { _ = $0.remove(number) }
             await bus.unexport(HotspotContract.interfacePath(number))
             await announce(.manager([.interfaces]))
         case .interface(let record, let properties):
@@ -134,7 +140,7 @@ final class BusPublisher: Service {
                 },
             ],
             getters: [
-                M.interfaces: { [self] in await interfacePaths() },
+                M.interfaces: { [self] in interfacePaths() },
                 M.helpers: { [self] in
                     .varDicts(await engine.helperList().map { h in
                         ["identifier": .string(h.identifier), "display-name": .string(h.displayName), "purpose": .string(h.purpose),
@@ -142,15 +148,15 @@ final class BusPublisher: Service {
                     })
                 },
                 M.version: { .string(Self.version) },
-                M.status: { [self] in .string(await engine.status) },
+                M.status: { [self] in .string(Self.wire(await engine.status)) },
                 M.probePolicy: { [self] in
                     .string(await engine.monitor?.policy.explanation ?? "no probes: connectivity checks are off ([connectivity] enabled=false)")
                 },
             ])
     }
 
-    private func interfacePaths() async -> DBusValue {
-        .objectPaths(await engine.interfaceNumbers.map(HotspotContract.interfacePath))
+    private func interfacePaths() -> DBusValue {
+        .objectPaths(exported.withLock { $0 }.sorted().map(HotspotContract.interfacePath))
     }
 
     // MARK: - Interfaces
@@ -224,8 +230,29 @@ final class BusPublisher: Service {
     }
 
     static func encode(_ answer: ConnectivityAnswer) -> DBusValue {
-        .varDict(["connectivity": .string(answer.connectivity), "portal-url": .string(answer.portalURL),
+        .varDict(["connectivity": .string(Self.wire(answer.connectivity)), "portal-url": .string(answer.portalURL),
                   "session-expires": .uint64(answer.sessionExpires), "reason": .string(answer.reason)])
+    }
+
+    /// `Connectivity`'s words.
+    static func wire(_ connectivity: LinkConnectivity) -> String {
+        switch connectivity {
+        case .unknown: return "unknown"
+        case .none: return "none"
+        case .portal: return "portal"
+        case .limited: return "limited"
+        case .full: return "full"
+        }
+    }
+
+    /// `Status`'s words: "connected-via-wifi", "connected-via-ethernet-without-internet"….
+    static func wire(_ status: ManagerStatus.Value) -> String {
+        switch status {
+        case .determining: return "determining"
+        case .notConnected: return "not-connected"
+        case .connected: return "connected"
+        case .connectedVia(let medium, let internet): return "connected-via-\(medium.rawValue)\(internet ? "" : "-without-internet")"
+        }
     }
 
     static func spec(_ property: ManagerProperty) -> PropertySpec {
@@ -270,7 +297,7 @@ final class BusPublisher: Service {
         case .state: return .string((r.status?.state ?? .inactive).rawValue)
         case .network: return Self.networkValue(r.status?.network)
         case .helper: return .string(r.status?.chosenHelperDisplayName ?? "")
-        case .connectivity: return .string(r.connectivity)
+        case .connectivity: return .string(Self.wire(r.connectivity))
         case .portalURL: return .string(r.portalURL)
         case .venueInfoURL: return .string(r.venueInfoURL)
         case .sessionExpires: return .uint64(r.sessionExpires)

@@ -71,7 +71,7 @@ public actor Engine {
     var lastLink: UInt64 = 0
     /// The number of the interface's current link, if it is joined.
     func link(_ name: InterfaceID) -> UInt64? { links[name]?.id }
-    var status = "determining"
+    var status = ManagerStatus.Value.determining
     /// How long NetworkManager's pre-up hook may hold a join (``settleJoin(_:)``).
     let joinHold: Duration
     /// The `SettleJoin` calls waiting for each interface's join to settle, by number.
@@ -189,7 +189,7 @@ public actor Engine {
         links[name] = nil  // before any suspension: reports of this link are stale from here on
         releaseHolds(name, .left)
         await monitor?.left(name.rawValue)
-        await setConnectivity(name, connectivity: "unknown", portalURL: "", venueInfoURL: "", sessionExpires: 0)
+        await setConnectivity(name, connectivity: .unknown, portalURL: "", venueInfoURL: "", sessionExpires: 0)
         await handle(.connectivityLost(name))
     }
 
@@ -198,13 +198,7 @@ public actor Engine {
     /// of a link that has since been left (or left and joined again) is dropped.
     func connectivityChecked(_ name: InterfaceID, link: UInt64, verdict: ProbeVerdict, published: ProbeVerdict.State) async {
         guard interfaces[name] != nil, links[name]?.id == link else { return }
-        let connectivity: String
-        switch published {
-        case .online: connectivity = "full"
-        case .portal: connectivity = "portal"
-        case .partial: connectivity = "limited"
-        case .none: connectivity = "none"
-        }
+        let connectivity = LinkConnectivity(published)
         var expires: UInt64 = 0
         var remaining: Int64?
         if let status = verdict.capport, !status.captive, let seconds = status.secondsRemaining {
@@ -215,12 +209,12 @@ public actor Engine {
         if interfaces[name]?.connectivity != connectivity || interfaces[name]?.portalURL != portalURL {
             log.info("\(name): connectivity \(connectivity) (\(verdict.state.rawValue): \(UntrustedText.forLog("\(verdict.reason)")), \(verdict.successes)/\(verdict.total) probes)\(portalURL.isEmpty ? "" : ", portal \(UntrustedText.forLog(portalURL))")")
         }
-        let wasPortal = interfaces[name]?.connectivity == "portal"
+        let wasPortal = interfaces[name]?.connectivity == .portal
         await setConnectivity(name, connectivity: connectivity, portalURL: portalURL, venueInfoURL: verdict.capport?.venueInfoURL ?? "",
                               sessionExpires: expires)
         // A portal that showed itself after the join's evaluation: the core asks the helpers again
         // when none signed in.
-        if connectivity == "portal", !wasPortal { await handle(.portalDetected(name)) }
+        if connectivity == .portal, !wasPortal { await handle(.portalDetected(name)) }
         if let remaining {
             log.debug("\(name): the RFC 8908 session ends in \(remaining) s")
             await handle(.sessionExpiryLearned(name, at: now + .seconds(remaining)))
@@ -241,7 +235,7 @@ public actor Engine {
             reason = "connectivity checks are off ([connectivity] enabled=false)"
         }
         let r = interfaces[name]
-        return ConnectivityAnswer(connectivity: r?.connectivity ?? "unknown", portalURL: r?.portalURL ?? "",
+        return ConnectivityAnswer(connectivity: r?.connectivity ?? .unknown, portalURL: r?.portalURL ?? "",
                                   sessionExpires: r?.sessionExpires ?? 0, reason: reason)
     }
 
@@ -278,7 +272,7 @@ public actor Engine {
         for name in interfaces.keys.sorted() { await interfaceVanished(name) }
     }
 
-    func setConnectivity(_ name: InterfaceID, connectivity: String, portalURL: String, venueInfoURL: String, sessionExpires: UInt64) async {
+    func setConnectivity(_ name: InterfaceID, connectivity: LinkConnectivity, portalURL: String, venueInfoURL: String, sessionExpires: UInt64) async {
         guard var r = interfaces[name] else { return }
         var changed: [InterfaceProperty] = []
         if r.connectivity != connectivity { r.connectivity = connectivity; changed.append(.connectivity) }
@@ -324,7 +318,4 @@ public actor Engine {
 
     /// The interface with object number `number`, if it is there.
     func record(number: Int) -> InterfaceRecord? { interfaces.values.first { $0.number == number } }
-
-    /// The interfaces' numbers, in order (`Interfaces`).
-    var interfaceNumbers: [Int] { interfaces.values.map(\.number).sorted() }
 }

@@ -15,27 +15,41 @@ enum ManagerStatus {
         var connectivity: Connectivity
     }
 
+    /// What the manager's `Status` says.
+    enum Value: Sendable, Equatable {
+        /// NetworkManager is away, or has not checked yet.
+        case determining
+        case notConnected
+        /// Online through a connection of a type without a medium of its own (a VPN, say).
+        case connected
+        case connectedVia(Medium, internet: Bool)
+    }
+
+    enum Medium: String, Sendable {
+        case wifi, ethernet, cellular
+    }
+
     /// - Parameters:
     ///   - primary: nil while NetworkManager is not on the bus or has not said yet.
-    ///   - wifiConnectivity: the daemon's published `Connectivity` of a Wi-Fi interface ("full",
-    ///     "portal", "limited", "none"; "unknown" or nil when not checked).
-    static func compute(primary: Primary?, wifiConnectivity: (InterfaceID) -> String?) -> String {
-        guard let primary else { return "determining" }
-        if primary.type == wifiType, let name = primary.interface, let verdict = wifiConnectivity(name), verdict != "unknown" {
-            return verdict == "full" ? "connected-via-wifi" : "connected-via-wifi-without-internet"
+    ///   - wifiConnectivity: the daemon's published connectivity of a Wi-Fi interface (nil when
+    ///     the daemon does not follow it).
+    static func compute(primary: Primary?, wifiConnectivity: (InterfaceID) -> LinkConnectivity?) -> Value {
+        guard let primary else { return .determining }
+        if primary.type == wifiType, let name = primary.interface, let verdict = wifiConnectivity(name), verdict != .unknown {
+            return .connectedVia(.wifi, internet: verdict == .full)
         }
-        guard let type = primary.type else { return "not-connected" }
-        if primary.connectivity == .unknown { return "determining" }
+        guard let type = primary.type else { return .notConnected }
+        if primary.connectivity == .unknown { return .determining }
         let online = primary.connectivity == .full
-        let medium: String?
+        let medium: Medium?
         switch type {
-        case wifiType: medium = "wifi"
-        case "802-3-ethernet": medium = "ethernet"
-        case "gsm", "cdma": medium = "cellular"
+        case wifiType: medium = .wifi
+        case "802-3-ethernet": medium = .ethernet
+        case "gsm", "cdma": medium = .cellular
         default: medium = nil
         }
-        guard let medium else { return online ? "connected" : "not-connected" }
-        return online ? "connected-via-\(medium)" : "connected-via-\(medium)-without-internet"
+        guard let medium else { return online ? .connected : .notConnected }
+        return .connectedVia(medium, internet: online)
     }
 
     static let wifiType = "802-11-wireless"

@@ -69,23 +69,23 @@ struct ServiceTests {
         await engine.joined(wlan0, network: Network(ssid: SSID("CityFree")), connection: ConnectionID("c1"))
         let first = try #require(await engine.link(wlan0))
         await engine.connectivityChecked(wlan0, link: first, verdict: online, published: .online)
-        #expect(await engine.interfaces[wlan0]?.connectivity == "full", "a check of the current link is published")
+        #expect(await engine.interfaces[wlan0]?.connectivity == .full, "a check of the current link is published")
 
         // NetworkManager announcing the same network again is the same link: its checks still count.
         await engine.joined(wlan0, network: Network(ssid: SSID("CityFree")), connection: ConnectionID("c1"))
         #expect(await engine.link(wlan0) == first)
 
         await engine.left(wlan0)
-        #expect(await engine.interfaces[wlan0]?.connectivity == "unknown")
+        #expect(await engine.interfaces[wlan0]?.connectivity == .unknown)
         await engine.connectivityChecked(wlan0, link: first, verdict: online, published: .online)
-        #expect(await engine.interfaces[wlan0]?.connectivity == "unknown", "a check of the link left was published")
+        #expect(await engine.interfaces[wlan0]?.connectivity == .unknown, "a check of the link left was published")
 
         await engine.joined(wlan0, network: Network(ssid: SSID("CityFree")), connection: ConnectionID("c1"))
         let second = try #require(await engine.link(wlan0))
         #expect(second != first)
         await engine.connectivityChecked(wlan0, link: first, verdict: online, published: .online)
-        #expect(await engine.interfaces[wlan0]?.connectivity == "unknown", "a check of the earlier join was published on the new one")
+        #expect(await engine.interfaces[wlan0]?.connectivity == .unknown, "a check of the earlier join was published on the new one")
         await engine.connectivityChecked(wlan0, link: second, verdict: online, published: .online)
-        #expect(await engine.interfaces[wlan0]?.connectivity == "full")
+        #expect(await engine.interfaces[wlan0]?.connectivity == .full)
     }
 }
