@@ -209,6 +209,9 @@ public actor Connection {
 
     private func pollPlan() -> BusThread.PollPlan {
         var timeout: Int32 = -1
+        // Answered calls leave their deadlines behind; the thread sleeps until the first one
+        // still waiting, and with none, without a timeout (an idle daemon is never woken).
+        deadlines.dropStale { deadline, serial in pending[serial]?.deadline != deadline }
         if let next = [deadlines.peekDeadline, links.isEmpty ? nil : nextLinkDeadline()].compactMap({ $0 }).min() {
             let left = ContinuousClock.now.duration(to: next)
             let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1

@@ -17,8 +17,20 @@ struct DeadlineHeap {
         }
     }
 
+    /// Drops the earliest entries while `isStale` says they belong to calls already answered, so
+    /// the earliest left is a call still waiting: a thread that sleeps until it is not woken for
+    /// a call that has long had its reply.
+    mutating func dropStale(_ isStale: (ContinuousClock.Instant, UInt32) -> Bool) {
+        while let first = items.first, isStale(first.0, first.1) { _ = popFirst() }
+    }
+
     mutating func popExpired(now: ContinuousClock.Instant) -> (ContinuousClock.Instant, UInt32)? {
         guard let first = items.first, first.0 <= now else { return nil }
+        return popFirst()
+    }
+
+    private mutating func popFirst() -> (ContinuousClock.Instant, UInt32)? {
+        guard let first = items.first else { return nil }
         let last = items.removeLast()
         if !items.isEmpty {
             items[0] = last
