@@ -91,10 +91,15 @@ let package = Package(
         // The library for helper authors, shaped like NEHotspotHelper.
         .target(name: "HotspotHelperKit", dependencies: ["DBus", "HotspotCore", "HotspotProtocol"], swiftSettings: strict),
 
-        // Test support for the project's own tests: private buses, dbusmock, subprocesses.
+        // The test kit for Tests, Benchmarks and Tools: private buses, dbusmock, the daemon and the
+        // portal simulator as subprocesses, network namespaces, waits. In no product, and no shipped
+        // target depends on it. Its seeded generator is a module apart, with no dependencies, for
+        // the core's tests and the fuzz driver, which do not link the daemon.
+        .target(name: "HotspotTestingRandom", swiftSettings: strict),
         .target(name: "HotspotTesting", dependencies: [
-            "DBus", "CDBus", "HotspotCore", "HotspotHelperKit", "Connectivity", "HotspotDaemon", .product(name: "Logging", package: "swift-log"),
-        ], path: "Tests/HotspotTesting", swiftSettings: strict),
+            "DBus", "CDBus", "HotspotCore", "HotspotHelperKit", "Connectivity", "HotspotDaemon", "HotspotTestingRandom",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
 
         .executableTarget(name: "hotspot-example-helper", dependencies: [
             "HotspotHelperKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -107,7 +112,7 @@ let package = Package(
         ], path: "Tools/hotspot-demo", swiftSettings: strict),
         // Fuzz targets for everything the daemon parses, and their driver.
         .target(name: "FuzzTargets", dependencies: ["DBus", "HotspotCore", "HotspotProtocol", "HotspotDaemon", "NetworkManager", "Connectivity",
-                                                   "BuiltInHelpers"],
+                                                   "BuiltInHelpers", "HotspotTestingRandom"],
                 path: "Fuzz/FuzzTargets", swiftSettings: strict),
         .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .executableTarget(name: "hotspot-fuzz", dependencies: ["FuzzTargets", "CLibFuzzer"], path: "Fuzz/hotspot-fuzz", swiftSettings: strict),
@@ -168,9 +173,9 @@ let package = Package(
             "BenchKit", "HotspotTesting", "DBus", "HotspotProtocol", "HotspotHelperKit",
         ], path: "Benchmarks/footprint-benchmark", swiftSettings: strict),
 
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "HotspotTesting"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "CDBus", "HotspotTesting", "HotspotTestingRandom"], swiftSettings: strict),
         // CGLib: KeyFile is held to GLib's GKeyFile (KeyFileAgreementTests); GLib is not in the product.
-        .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore", "CGLib"], swiftSettings: strict),
+        .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore", "CGLib", "HotspotTestingRandom"], swiftSettings: strict),
         .testTarget(name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "HotspotTesting"], swiftSettings: strict),
         .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "PortalSimulator", "HotspotTesting"], swiftSettings: strict),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "HotspotTesting"], swiftSettings: strict),

@@ -87,44 +87,7 @@ try await Task.sleep(for: .milliseconds(300))
 let rssIdle = rssKiB(pid)
 
 // Observe: NetworkManager's ACTIVATED signal (what the daemon reacts to) and the daemon's State.
-struct Stamp: Sendable { var state: String; var at: ContinuousClock.Instant }
-// One stream for both, so the stamps keep the order the bus delivered them in (with a stream and
-// a task each, a fast join's `authenticated` could be stamped before its `activated`).
-let observed = try await c.signals(matchingAny: [
-    MatchRule(path: try ObjectPath(device), interface: "org.freedesktop.NetworkManager.Device", member: "StateChanged"),
-    MatchRule(sender: HotspotContract.busName, path: iface, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"),
-])
-/// Stamps in arrival order; waiting for a state skips the stamps before it, as reading a stream would.
-actor Stamps {
-    private var buffer: [Stamp] = []
-    private var waiter: (state: String, continuation: CheckedContinuation<ContinuousClock.Instant, Never>)?
-    func push(_ s: Stamp) {
-        if let w = waiter {
-            if w.state == s.state { waiter = nil; w.continuation.resume(returning: s.at) }
-        } else {
-            buffer.append(s)
-        }
-    }
-    func wait(for state: String) async -> ContinuousClock.Instant {
-        while !buffer.isEmpty {
-            let s = buffer.removeFirst()
-            if s.state == state { return s.at }
-        }
-        return await withCheckedContinuation { waiter = (state, $0) }
-    }
-}
-let stampBox = Stamps()
-// Detached: top-level code is the main actor's, whose executor is libdispatch's main queue. A
-// task started here would take each signal through that queue (a thread woken) before stamping it.
-Task.detached {
-    for await s in observed {
-        if s.member == "StateChanged" {
-            if s.body.first == .uint32(100) { await stampBox.push(Stamp(state: "activated", at: .now)) }
-        } else if let state = s.body[1].varDict?["State"]?.string {
-            await stampBox.push(Stamp(state: state, at: .now))
-        }
-    }
-}
+let stampBox = try await StateStamps.observe(c, device: try ObjectPath(device), interface: iface)
 func waitFor(_ state: String) async -> ContinuousClock.Instant { await stampBox.wait(for: state) }
 
 func registerHelpers(_ n: Int, highFirst: Bool) async throws -> [HotspotHelper] {

@@ -191,13 +191,7 @@ func measure() async throws -> [Figure] {
     let (p, _) = try await start(daemon, config: config, bus: bus, watcher: c)
     defer { p.stop() }
     // Settle: the daemon publishes wlan0 and reads the scan list; then nothing should happen.
-    let settled = ContinuousClock.now + .seconds(20)
-    while ContinuousClock.now < settled {
-        let paths = try await c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
-                                     member: "Get", body: [.string(HotspotContract.managerInterface.rawValue), "Interfaces"]).first?.unwrapped.objectPaths ?? []
-        if !paths.isEmpty { break }
-        try await Task.sleep(for: .milliseconds(50))
-    }
+    _ = try await pollUntil(timeout: .seconds(20), every: .milliseconds(50)) { try await c.daemonInterfaces().isEmpty == false }
     try await Task.sleep(for: .seconds(2))
     let switches0 = contextSwitches(p.pid)
     try await Task.sleep(for: .seconds(idleSeconds))

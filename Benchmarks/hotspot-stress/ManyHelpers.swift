@@ -20,28 +20,6 @@ struct ManyHelpers {
         func add(_ x: any Sendable) { items.withLock { $0.append(x) } }
     }
 
-    /// NetworkManager's ACTIVATED and the daemon's State, stamped on arrival.
-    actor Stamps {
-        struct Stamp { var state: String; var at: ContinuousClock.Instant }
-        private var buffer: [Stamp] = []
-        private var waiter: (state: String, continuation: CheckedContinuation<ContinuousClock.Instant, Never>)?
-        func push(_ s: Stamp) {
-            if let w = waiter, w.state == s.state {
-                waiter = nil
-                w.continuation.resume(returning: s.at)
-            } else if waiter == nil {
-                buffer.append(s)
-            }
-        }
-        func wait(for state: String) async -> ContinuousClock.Instant {
-            while !buffer.isEmpty {
-                let s = buffer.removeFirst()
-                if s.state == state { return s.at }
-            }
-            return await withCheckedContinuation { waiter = (state, $0) }
-        }
-    }
-
     func run(verbose: Bool) async throws -> (figures: [Figure], failures: [String]) {
         let progress: @Sendable (String) -> Void = { verbose ? say($0) : note($0) }
         let rig = try await Rig()
@@ -55,20 +33,8 @@ struct ManyHelpers {
         guard try await rig.waitUntil(timeout: .seconds(20), { try await rig.interfaces().contains(iface) }) else {
             throw StressError("the daemon did not publish wlan0; its log:\n\(daemon.log)")
         }
-        let stamps = Stamps()
-        let activated = try await rig.c.signals(matching: MatchRule(path: try ObjectPath(device), interface: "org.freedesktop.NetworkManager.Device",
-                                                                    member: "StateChanged"))
-        let states = try await rig.c.signals(matching: MatchRule(sender: HotspotContract.busName, path: iface, interface: "org.freedesktop.DBus.Properties",
-                                                                 member: "PropertiesChanged"))
-        let watchers = [
-            Task { for await s in activated where s.body.first == .uint32(100) { await stamps.push(.init(state: "activated", at: .now)) } },
-            Task {
-                for await s in states {
-                    if let state = s.body[1].varDict?["State"]?.string { await stamps.push(.init(state: state, at: .now)) }
-                }
-            },
-        ]
-        defer { for w in watchers { w.cancel() } }
+        let stamps = try await StateStamps.observe(rig.c, device: try ObjectPath(device), interface: iface)
+        defer { stamps.stop() }
 
         let keep = Keep()
         func register(_ i: Int) async throws -> HotspotHelper {

@@ -18,14 +18,9 @@ struct Pages {
 
     func run(verbose: Bool) async throws -> (figures: [Figure], failures: [String]) {
         let progress: @Sendable (String) -> Void = { verbose ? say($0) : note($0) }
-        let sim = try ManagedProcess.launch(TestKitPaths.product("hotspot-portal-sim").path,
-                                            ["serve", "--mode", "hostile", "--hostile", "huge-form", "--listen", "127.0.0.1:0", "--dns-listen", "127.0.0.1:0"],
-                                            name: "hotspot-portal-sim")
+        let sim = try await SimulatedPortal.start(mode: "hostile", options: ["--hostile", "huge-form"])
         defer { sim.stop() }
-        guard await sim.waitForOutput(containing: "dns on", timeout: .seconds(10)),
-              let port = Soak.port(after: "listening on http://127.0.0.1:", in: sim.output),
-              let dnsPort = Soak.port(after: "dns on 127.0.0.1:", in: sim.output)
-        else { throw StressError("hotspot-portal-sim did not start:\n\(sim.output)") }
+        let (port, dnsPort) = (sim.port, sim.dnsPort)
 
         let rig = try await Rig()
         defer { rig.stop() }

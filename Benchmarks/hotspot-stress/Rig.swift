@@ -42,15 +42,9 @@ final class Rig: Sendable {
 
     // MARK: - The daemon
 
-    func interfaces() async throws -> [ObjectPath] {
-        try await c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
-                         member: "Get", body: [.string(HotspotContract.managerInterface.rawValue), "Interfaces"]).first?.objectPaths ?? []
-    }
+    func interfaces() async throws -> [ObjectPath] { try await c.daemonInterfaces() }
 
-    func property(_ path: ObjectPath, _ name: String) async throws -> DBusValue? {
-        try await c.call(destination: HotspotContract.busName, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
-                         body: [.string(HotspotContract.interfaceInterface.rawValue), .string(name)]).first?.unwrapped
-    }
+    func property(_ path: ObjectPath, _ name: String) async throws -> DBusValue? { try await c.daemonProperty(path, name) }
 
     /// The daemon's interface objects by interface name.
     func interfacesByName() async throws -> [String: ObjectPath] {
@@ -69,12 +63,7 @@ final class Rig: Sendable {
 
     /// Waits until `condition` holds, checking every `every`; false after `timeout`.
     func waitUntil(timeout: Duration, every: Duration = .milliseconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: every)
-        }
-        return try await condition()
+        try await pollUntil(timeout: timeout, every: every, condition)
     }
 }
 

@@ -27,34 +27,21 @@ struct Soak {
 
     func run(verbose: Bool) async throws -> Outcome {
         let progress: @Sendable (String) -> Void = { verbose ? say($0) : note($0) }
-        let sim = try ManagedProcess.launch(TestKitPaths.product("hotspot-portal-sim").path,
-                                            ["serve", "--mode", "click-through", "--listen", "127.0.0.1:0", "--dns-listen", "127.0.0.1:0"],
-                                            name: "hotspot-portal-sim")
+        let sim = try await SimulatedPortal.start(mode: "click-through")
         defer { sim.stop() }
-        guard await sim.waitForOutput(containing: "dns on", timeout: .seconds(10)),
-              let port = Self.port(after: "listening on http://127.0.0.1:", in: sim.output),
-              let dnsPort = Self.port(after: "dns on 127.0.0.1:", in: sim.output)
-        else { throw StressError("hotspot-portal-sim did not start:\n\(sim.output)") }
+        let port = sim.port
 
-        let profiles = FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-soak-profiles-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: profiles, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: profiles) }
-        let profileFile = profiles.appendingPathComponent("cityfree.conf").path
-        try "[CityFree]\nssid=CityFree\ndisplay-name=City Free Wi-Fi\nsign-in=click-through\n".write(toFile: profileFile, atomically: false, encoding: .utf8)
-        chmod(profileFile, 0o600)
+        let profiles = try ProfilesDirectory()
+        defer { profiles.remove() }
+        try profiles.write("cityfree.conf", "[CityFree]\nssid=CityFree\ndisplay-name=City Free Wi-Fi\nsign-in=click-through\n")
 
         let rig = try await Rig()
         defer { rig.stop() }
         let device = try await rig.addDevice("wlan0")
         try await rig.addAccessPoint(device: device, name: "ap1", ssid: "CityFree", bssid: "0A:11:22:33:44:01", strength: 82)
         let profile = try await rig.nmCall("AddWiFiConnection", [.string(device), "cityfree", "CityFree", ""]).first?.string ?? ""
-        let probes = ["http://connectivitycheck.gstatic.com:\(port)/generate_204 status=204",
-                      "http://captive.apple.com:\(port)/hotspot-detect.html contains=Success",
-                      "http://www.msftconnecttest.com:\(port)/connecttest.txt equals=Microsoft Connect Test",
-                      "http://nmcheck.gnome.org:\(port)/check_network_status.txt header=X-NetworkManager-Status:online"]
         let daemon = try await DaemonProcess.start(on: rig.bus, settings: ["profiles-dir": profiles.path, "command-timeout": "10"],
-                                                   connectivity: ["probes": probes.joined(separator: ";"), "dns-servers": "127.0.0.1:\(dnsPort)",
-                                                                  "bind-interface": "false", "probe-timeout": "3"], logLevel: "warning")
+                                                   connectivity: sim.connectivity(), logLevel: "warning")
         let pid = daemon.process.pid
         let iface = HotspotContract.interfacePath(1)
         guard try await rig.waitUntil(timeout: .seconds(20), { try await rig.interfaces().contains(iface) }) else {
@@ -62,12 +49,6 @@ struct Soak {
         }
         progress("soak: \(cycles) cycles of join → click-through sign-in → leave against hotspot-portal-sim on 127.0.0.1:\(port)")
 
-        func http(_ path: String) async -> Data? {
-            if case .success(let a) = await HTTPTransfer.perform(HTTPRequestSpec(url: "http://127.0.0.1:\(port)\(path)"), options: TransferOptions()) {
-                return a.body
-            }
-            return nil
-        }
         func deviceState() async throws -> UInt32 {
             try await rig.c.call("org.freedesktop.NetworkManager", device, "org.freedesktop.DBus.Properties", "Get",
                                  ["org.freedesktop.NetworkManager.Device", "State"]).first?.unwrapped.uint32 ?? 0
@@ -99,8 +80,7 @@ struct Soak {
             if !joined { problems.append("join: State \(joinedState), Connectivity \(joinedConnectivity) after 30 s (want authenticated, full)") }
             let nmState = try await deviceState()
             if nmState != 100 { problems.append("join: NetworkManager's device State is \(nmState), the daemon's \(joinedState)") }
-            if let events = await http("/__sim/events"), let list = try? JSONSerialization.jsonObject(with: events) as? [[String: Any]],
-               list.contains(where: { $0["kind"] as? String == "accepted" && $0["method"] as? String == "POST" }) {
+            if await sim.acceptedSignIn() {
                 signIns += 1
             } else {
                 problems.append("sign-in: the simulator recorded no accepted POST")
@@ -121,7 +101,7 @@ struct Soak {
             if Array(names.keys) != ["wlan0"] || names["wlan0"] != iface {
                 problems.append("Interfaces is \(names) but NetworkManager has one Wi-Fi device, wlan0")
             }
-            _ = await http("/__sim/reset")
+            _ = await sim.get("/__sim/reset")
             cycleTimes.append(milliseconds(.now - t0))
             completed = cycle
 
@@ -181,10 +161,5 @@ struct Soak {
                    goal: "+\(threadBound) at most"),
         ]
         return Outcome(text: text, figures: figures, failures: failures)
-    }
-
-    static func port(after marker: String, in text: String) -> UInt16? {
-        guard let r = text.range(of: marker) else { return nil }
-        return UInt16(text[r.upperBound...].prefix { $0.isNumber })
     }
 }

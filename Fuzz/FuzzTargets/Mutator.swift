@@ -1,18 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
+import HotspotTestingRandom
+
 /// A small mutation engine for the built-in fuzz driver (used where libFuzzer is not in play):
 /// bit flips, byte changes, inserts, deletes, duplications, interesting values and splices.
 public struct Mutator {
-    var state: UInt64
+    var random: SeededRandom
 
-    public init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
+    public init(seed: UInt64) { random = SeededRandom(seed: seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
     /// A number in 0..<n.
     public mutating func below(_ n: Int) -> Int { n <= 1 ? 0 : Int(next() % UInt64(n)) }

@@ -2,6 +2,7 @@
 import BuiltInHelpers
 import Foundation
 import HotspotCore
+import HotspotTesting
 import Testing
 
 /// A profile's credentials go over plain http only when that profile says so.

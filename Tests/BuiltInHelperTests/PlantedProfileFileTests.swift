@@ -2,6 +2,7 @@
 import BuiltInHelpers
 import Foundation
 import HotspotCore
+import HotspotTesting
 import Testing
 
 /// Issue 14 item 4: profiles.d is read without following a link someone planted (a profile that is

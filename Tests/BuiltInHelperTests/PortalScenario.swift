@@ -27,14 +27,7 @@ struct PortalScenario: DaemonScenarioParts {
     typealias AP = MockAccessPoint
 
     /// Probes of four vendors at the simulator, resolved through its DNS.
-    static func probes(port: UInt16) -> String {
-        [
-            "http://connectivitycheck.gstatic.com:\(port)/generate_204 status=204",
-            "http://captive.apple.com:\(port)/hotspot-detect.html contains=Success",
-            "http://www.msftconnecttest.com:\(port)/connecttest.txt equals=Microsoft Connect Test",
-            "http://nmcheck.gnome.org:\(port)/check_network_status.txt header=X-NetworkManager-Status:online",
-        ].joined(separator: ";")
-    }
+    static func probes(port: UInt16) -> String { SimulatedPortal.probes(port: port) }
 
     /// Starts everything. `profile` is the text of one profile file (mode 0600); `{TLS}` in it is
     /// replaced by the TLS front's port.

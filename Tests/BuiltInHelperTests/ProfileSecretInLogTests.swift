@@ -2,6 +2,7 @@
 import BuiltInHelpers
 import Foundation
 import HotspotCore
+import HotspotTesting
 import Testing
 
 /// Issue 14 item 3: a broken profile is reported by file, line and what is wrong, never by quoting

@@ -5,28 +5,6 @@ import HotspotCore
 import HotspotTesting
 import Testing
 
-/// A temporary profiles directory.
-struct ProfilesDirectory {
-    /// Removed when the last copy of this value goes away (or at `remove()`).
-    let scratch: ScratchDirectory
-    var url: URL { scratch.url }
-    var path: String { url.path }
-
-    init() throws {
-        scratch = try ScratchDirectory("profiles")
-    }
-
-    @discardableResult
-    func write(_ name: String, _ text: String, mode: Int = 0o600) throws -> String {
-        let p = url.appendingPathComponent(name).path
-        try text.write(toFile: p, atomically: false, encoding: .utf8)
-        chmod(p, mode_t(mode))
-        return p
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
 @Suite struct ProfileTests {
     @Test func validProfilesOfEveryMethodLoad() throws {
         let d = try ProfilesDirectory()

@@ -2,8 +2,6 @@
 import HotspotTesting
 import Connectivity
 import Foundation
-import Glibc
-import Synchronization
 import Testing
 
 /// RFC 8910's DHCPINFORM across a real link: two network namespaces the test makes (a client with
@@ -13,53 +11,26 @@ import Testing
 /// `dh0`. Broadcast (no server identifier) and unicast both learn the URI.
 @Suite(.serialized, .enabled(if: NamespaceLab.canRun, "needs root and iproute2 (ip netns); skipped"))
 struct RFC8910NamespaceTests {
-    static func ip(_ args: String...) async throws {
-        let r = try await ManagedProcess.run("/usr/sbin/ip", args, timeout: .seconds(20))
-        guard r.status == 0 else { throw LabError(message: "ip \(args.joined(separator: " ")) failed: \(r.stderr)") }
-    }
-
-    /// setns(2) (glibc declares it only with _GNU_SOURCE, which the Swift overlay does not see).
-    static let setns: @convention(c) (Int32, Int32) -> Int32 = {
-        unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "setns"), to: (@convention(c) (Int32, Int32) -> Int32).self)
-    }()
-    static let newNet: Int32 = 0x4000_0000  // CLONE_NEWNET
-
-    /// Runs `body` on a new thread that has joined namespace `ns`.
-    static func inNamespace<T: Sendable>(_ ns: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                let fd = open("/run/netns/\(ns)", O_RDONLY)
-                guard fd >= 0, Self.setns(fd, Self.newNet) == 0 else {
-                    continuation.resume(throwing: LabError(message: "setns \(ns): \(String(cString: strerror(errno)))"))
-                    return
-                }
-                close(fd)
-                continuation.resume(with: Result { try body() })
-            }
-            thread.start()
-        }
-    }
-
     @Test func broadcastAndUnicastInformsOverAVethLearnTheURI() async throws {
         let suffix = String(getpid() % 10000)
         let client = "hhdi\(suffix)c", server = "hhdi\(suffix)s"
         defer {
             for ns in [client, server] { _ = try? Process.run(URL(fileURLWithPath: "/usr/sbin/ip"), arguments: ["netns", "del", ns]).waitUntilExit() }
         }
-        for ns in [client, server] { try await Self.ip("netns", "add", ns) }
-        try await Self.ip("link", "add", "dh0", "netns", client, "type", "veth", "peer", "name", "dh1", "netns", server)
-        try await Self.ip("-n", client, "addr", "add", "10.231.9.2/24", "dev", "dh0")
-        try await Self.ip("-n", server, "addr", "add", "10.231.9.1/24", "dev", "dh1")
-        try await Self.ip("-n", client, "link", "set", "dh0", "up")
-        try await Self.ip("-n", server, "link", "set", "dh1", "up")
+        for ns in [client, server] { try await NamespaceLab.ip("netns", "add", ns) }
+        try await NamespaceLab.ip("link", "add", "dh0", "netns", client, "type", "veth", "peer", "name", "dh1", "netns", server)
+        try await NamespaceLab.ip("-n", client, "addr", "add", "10.231.9.2/24", "dev", "dh0")
+        try await NamespaceLab.ip("-n", server, "addr", "add", "10.231.9.1/24", "dev", "dh1")
+        try await NamespaceLab.ip("-n", client, "link", "set", "dh0", "up")
+        try await NamespaceLab.ip("-n", server, "link", "set", "dh1", "up")
 
-        let standIn = try await Self.inNamespace(server) { try DHCPStandIn(host: "0.0.0.0", uri: "https://portal.lab.test/api") }
+        let standIn = try await NamespaceLab.inNamespace(server) { try DHCPStandIn(host: "0.0.0.0", uri: "https://portal.lab.test/api") }
         defer { standIn.stop() }
         for target in [nil, "10.231.9.1"] as [String?] {
             var q = DHCPInformQuery(interface: "dh0", clientAddress: "10.231.9.2", server: target)
             q.serverPort = standIn.port
             let query = q
-            let answer = try await Self.inNamespace(client) { DHCPInform.exchange(query) }
+            let answer = try await NamespaceLab.inNamespace(client) { DHCPInform.exchange(query) }
             #expect((try? answer.get()) == .api("https://portal.lab.test/api"), "to \(target ?? "broadcast"): \(answer)")
         }
         #expect(standIn.requests.count >= 2)
@@ -67,7 +38,7 @@ struct RFC8910NamespaceTests {
 
         // Bound to a link without the lease address: a clear error, not a hang.
         let wrong = DHCPInformQuery(interface: "dh0", clientAddress: "10.231.9.77", server: "10.231.9.1")
-        let refused = try await Self.inNamespace(client) { DHCPInform.exchange(wrong) }
+        let refused = try await NamespaceLab.inNamespace(client) { DHCPInform.exchange(wrong) }
         guard case .failure(let e) = refused else { Issue.record("bound to an address the namespace lacks"); return }
         #expect(e.description.contains("lease address 10.231.9.77"), "\(e)")
     }

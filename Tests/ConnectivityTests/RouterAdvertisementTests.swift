@@ -103,17 +103,17 @@ struct RouterAdvertisementNamespaceTests {
         defer {
             for ns in [host, router] { _ = try? Process.run(URL(fileURLWithPath: "/usr/sbin/ip"), arguments: ["netns", "del", ns]).waitUntilExit() }
         }
-        for ns in [host, router] { try await RFC8910NamespaceTests.ip("netns", "add", ns) }
-        try await RFC8910NamespaceTests.ip("link", "add", "ra0", "netns", host, "type", "veth", "peer", "name", "ra1", "netns", router)
+        for ns in [host, router] { try await NamespaceLab.ip("netns", "add", ns) }
+        try await NamespaceLab.ip("link", "add", "ra0", "netns", host, "type", "veth", "peer", "name", "ra1", "netns", router)
         for (ns, dev) in [(host, "ra0"), (router, "ra1")] {
             // No duplicate address detection: the router's link-local address is usable at once.
-            try await RFC8910NamespaceTests.ip("netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.\(dev).accept_dad=0")
-            try await RFC8910NamespaceTests.ip("-n", ns, "link", "set", dev, "up")
+            try await NamespaceLab.ip("netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.\(dev).accept_dad=0")
+            try await NamespaceLab.ip("-n", ns, "link", "set", dev, "up")
         }
         let heard = Changes()
-        let watch = try await RFC8910NamespaceTests.inNamespace(host) { try RouterAdvertisementWatch(onHeard: { heard.bump() }) }
+        let watch = try await NamespaceLab.inNamespace(host) { try RouterAdvertisementWatch(onHeard: { heard.bump() }) }
         defer { watch.stop() }
-        let index = try await RFC8910NamespaceTests.inNamespace(host) { Int32(if_nametoindex("ra0")) }
+        let index = try await NamespaceLab.inNamespace(host) { Int32(if_nametoindex("ra0")) }
         #expect(watch.captivePortal(interfaceIndex: index) == nil)
 
         let send = try await ManagedProcess.run("/usr/sbin/ip", ["netns", "exec", router, "/usr/bin/python3", "-c", Self.sender, "ra1",

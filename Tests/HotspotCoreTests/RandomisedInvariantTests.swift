@@ -1,24 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+import HotspotTestingRandom
 import Testing
 
 @testable import HotspotCore
-
-/// SplitMix64: a tiny, fast, seedable generator, so a failing run can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Feeds long random event sequences into several interfaces and checks the machine's invariants
 /// after every single step.
@@ -53,7 +37,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     static func run(seed: UInt64, steps: Int, requiringEveryState: Bool = true) {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         var h = Harness(HotspotConfiguration(unresponsiveThreshold: 2))
         var world = World()
         for step in 0..<steps {
@@ -77,7 +61,7 @@ struct World {
     var answered: [HelperAnswer] = []
     var statesSeen: Set<HotspotState> = []
 
-    mutating func step(_ h: inout Harness, _ random: inout SplitMix64) -> String {
+    mutating func step(_ h: inout Harness, _ random: inout SeededRandom) -> String {
         let interface = RandomisedInvariantTests.interfaces.randomElement(using: &random)!
         let helper = RandomisedInvariantTests.helpers.randomElement(using: &random)!
         switch Int.random(in: 0..<100, using: &random) {
@@ -186,7 +170,7 @@ struct World {
     }
 
     /// An interface in the given state with a chosen helper, most of the time, when there is one.
-    func someInterface(in state: HotspotState, of h: Harness, _ random: inout SplitMix64) -> InterfaceID? {
+    func someInterface(in state: HotspotState, of h: Harness, _ random: inout SeededRandom) -> InterfaceID? {
         guard Int.random(in: 0..<4, using: &random) > 0 else { return nil }
         return h.core.interfaces.filter {
             h.core.machine(for: $0)?.state == state && h.core.machine(for: $0)?.chosenHelper != nil
@@ -194,7 +178,7 @@ struct World {
     }
 
     /// Mostly valid results, sometimes any result at all.
-    func randomResult(for command: CommandType, _ random: inout SplitMix64) -> CommandResult {
+    func randomResult(for command: CommandType, _ random: inout SeededRandom) -> CommandResult {
         if Int.random(in: 0..<5, using: &random) == 0 {
             return CommandResult.allCases.randomElement(using: &random)!
         }

@@ -15,23 +15,15 @@ struct RealSignInDemo {
 
     func run() async throws {
         demo.say("\nPart 2 — a real sign-in: hotspot-portal-sim (click-through) on loopback, a profile for CityFree, the built-in helpers")
-        let sim = try ManagedProcess.launch(TestKitPaths.product("hotspot-portal-sim").path,
-                                            ["serve", "--mode", "click-through", "--listen", "127.0.0.1:0", "--dns-listen", "127.0.0.1:0"],
-                                            name: "hotspot-portal-sim")
+        let sim = try await SimulatedPortal.start(mode: "click-through")
         defer { sim.stop() }
-        guard await sim.waitForOutput(containing: "dns on", timeout: .seconds(10)),
-            let port = Self.port(after: "listening on http://127.0.0.1:", in: sim.output),
-            let dnsPort = Self.port(after: "dns on 127.0.0.1:", in: sim.output)
-        else { throw DemoError("hotspot-portal-sim did not start:\n\(sim.output)") }
+        let (port, dnsPort) = (sim.port, sim.dnsPort)
         demo.say("  ✓ portal simulator on 127.0.0.1:\(port), its DNS on 127.0.0.1:\(dnsPort) (every name → 127.0.0.1)")
 
-        let profiles = FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-demo-profiles-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: profiles, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: profiles) }
-        let profile = profiles.appendingPathComponent("cityfree.conf").path
+        let profiles = try ProfilesDirectory()
+        defer { profiles.remove() }
         let text = "[CityFree]\nssid=CityFree\ndisplay-name=City Free Wi-Fi\nsign-in=click-through\n"
-        try text.write(toFile: profile, atomically: false, encoding: .utf8)
-        chmod(profile, 0o600)
+        let profile = try profiles.write("cityfree.conf", text)
         demo.say("  ✓ profile \(profile) (mode 0600):")
         for line in text.split(separator: "\n") { demo.say("      \(line)") }
 
@@ -46,13 +38,8 @@ struct RealSignInDemo {
                                                                        .uint32(2), .uint32(2412), .uint32(54000), .byte(82), .uint32(0)])
         try await nm.addAgentManager(c)
         try await nm.addDisconnect(c, device: device)
-        let probes = ["http://connectivitycheck.gstatic.com:\(port)/generate_204 status=204",
-                      "http://captive.apple.com:\(port)/hotspot-detect.html contains=Success",
-                      "http://www.msftconnecttest.com:\(port)/connecttest.txt equals=Microsoft Connect Test",
-                      "http://nmcheck.gnome.org:\(port)/check_network_status.txt header=X-NetworkManager-Status:online"]
         let daemon = try await DaemonProcess.start(on: bus, settings: ["profiles-dir": profiles.path, "command-timeout": "10"],
-                                                   connectivity: ["probes": probes.joined(separator: ";"), "dns-servers": "127.0.0.1:\(dnsPort)",
-                                                                  "bind-interface": "false", "probe-timeout": "3"], logLevel: "info")
+                                                   connectivity: sim.connectivity(), logLevel: "info")
         defer { daemon.process.stop() }
         demo.say("  ✓ hotspot-helperd with [connectivity] bind-interface=false, 4 probes and DNS at the simulator")
 
@@ -69,40 +56,26 @@ struct RealSignInDemo {
             }
         }
         defer { watcher.cancel() }
-        for _ in 0..<200 {
-            let list = try await c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: "org.freedesktop.DBus.Properties",
-                                        member: "Get", body: [.string(HotspotContract.managerInterface.rawValue), "Interfaces"]).first?.unwrapped.objectPaths ?? []
-            if list.contains(path) { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = try await pollUntil(timeout: .seconds(4), every: .milliseconds(20)) { try await c.daemonInterfaces().contains(path) }
         demo.say("\nJoining CityFree:")
         _ = try await nm.mockCall(c, path: nmPath, "AddWiFiConnection", [.string(device), "cityfree", "CityFree", ""])
         _ = try await nm.mockCall(c, path: nmPath, "AddActiveConnection", [.strings([device]), "/org/freedesktop/NetworkManager/Settings/cityfree",
                                                                             "/org/freedesktop/NetworkManager/AccessPoint/ap1", "active1", .uint32(2)])
         var connectivity = ""
-        for _ in 0..<400 {
-            connectivity = (try? await c.call(destination: HotspotContract.busName, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
-                                              body: [.string(HotspotContract.interfaceInterface.rawValue), "Connectivity"]))?.first?.unwrapped.string ?? ""
-            if connectivity == "full" { break }
-            try await Task.sleep(for: .milliseconds(25))
+        _ = await pollUntil(timeout: .seconds(10), every: .milliseconds(25)) {
+            connectivity = (try? await c.daemonProperty(path, "Connectivity"))?.string ?? ""
+            return connectivity == "full"
         }
         try await Task.sleep(for: .milliseconds(300))
         demo.say("\nWhat the simulator recorded (GET /__sim/events):")
-        let answer = await HTTPTransfer.perform(HTTPRequestSpec(url: "http://127.0.0.1:\(port)/__sim/events"), options: TransferOptions())
-        if case .success(let a) = answer, let events = try? JSONSerialization.jsonObject(with: a.body) as? [[String: Any]] {
-            for e in events where ["probe-portal", "portal-page", "accepted", "probe-online"].contains(e["kind"] as? String ?? "") {
-                demo.say("  \(e["method"] ?? "") \(e["host"] ?? "")\(e["path"] ?? "")  → \(e["kind"] ?? "") \(e["detail"] ?? "")")
-            }
-            let accepted = events.contains { $0["kind"] as? String == "accepted" && $0["method"] as? String == "POST" }
-            demo.say(accepted ? "  ✓ the sign-in POST reached the portal; Connectivity is \(connectivity)" : "  ✗ no sign-in was recorded")
+        let events = await sim.events()
+        for e in events where ["probe-portal", "portal-page", "accepted", "probe-online"].contains(e["kind"] as? String ?? "") {
+            demo.say("  \(e["method"] ?? "") \(e["host"] ?? "")\(e["path"] ?? "")  → \(e["kind"] ?? "") \(e["detail"] ?? "")")
         }
+        let accepted = events.contains { $0["kind"] as? String == "accepted" && $0["method"] as? String == "POST" }
+        demo.say(accepted ? "  ✓ the sign-in POST reached the portal; Connectivity is \(connectivity)" : "  ✗ no sign-in was recorded")
         let lines = daemon.log.split(separator: "\n").filter { $0.contains("connectivity") || $0.contains("sign-in") || $0.contains("→") }
         demo.say("\nThe daemon's log of it:")
         for line in lines.suffix(10) { demo.say("  | \(line)") }
-    }
-
-    static func port(after marker: String, in text: String) -> UInt16? {
-        guard let r = text.range(of: marker) else { return nil }
-        return UInt16(text[r.upperBound...].prefix { $0.isNumber })
     }
 }
