@@ -23,12 +23,12 @@ let package = Package(
         .executable(name: "hotspot-portal-sim", targets: ["hotspot-portal-sim"]),
         .executable(name: "dbus-benchmark", targets: ["dbus-benchmark"]),
         .executable(name: "codec-benchmark", targets: ["codec-benchmark"]),
-        // Desktop and distribution (issue 6): the command line and the session agent.
+        // Desktop and distribution: the command line and the session agent.
         .executable(name: "hotspotctl", targets: ["hotspotctl"]),
         .executable(name: "hotspot-helper-agent", targets: ["hotspot-helper-agent"]),
-        // What the package ships (issue 12): one binary behind the three names above.
+        // What the package ships: one binary behind the three names above.
         .executable(name: "hotspot-helper", targets: ["hotspot-helper"]),
-        // Load, soak and the benchmark report (issue 7).
+        // Load, soak and the benchmark report.
         .executable(name: "hotspot-stress", targets: ["hotspot-stress"]),
         .executable(name: "bench-report", targets: ["bench-report"]),
     ],
@@ -52,7 +52,7 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // Headers only (no pkgConfig, whose -lcurl would make the binary need libcurl to start):
-        // CLazyLibraries loads libcurl when first used (issue 12).
+        // CLazyLibraries loads libcurl when first used.
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Headers only as well: CLazyLibraries loads libxml2 when first used and gives its include path.
         .systemLibrary(name: "CXML2", providers: [.apt(["libxml2-dev"])]),
@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "NetworkManager", dependencies: ["DBus"], swiftSettings: strict),
 
         // Captive-portal detection, WISPr and RFC 8908 clients on libcurl.
-        // libcurl, loaded when first used (an idle daemon does not map it; issue 12).
+        // libcurl, loaded when first used (an idle daemon does not map it).
         .target(name: "CLazyLibraries", dependencies: ["CCurl", "CXML2"]),
         .target(name: "Connectivity", dependencies: ["CCurl", "CLazyLibraries", "CAres", "HotspotCore"], swiftSettings: strict),
 
@@ -124,7 +124,7 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "codec-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "HotspotCore", "HotspotProtocol"], path: "Benchmarks/codec-benchmark", swiftSettings: strict),
 
-        // Desktop and distribution (issue 6): a client of the daemon's D-Bus API shared by
+        // Desktop and distribution: a client of the daemon's D-Bus API shared by
         // hotspotctl and the session agent, the two executables, and their tests (which also
         // check the installed tree, the units and the bus policy).
         .target(name: "HotspotClient", dependencies: ["DBus", "HotspotCore", "HotspotProtocol"], swiftSettings: strict),
@@ -158,7 +158,7 @@ let package = Package(
             "HotspotClient", "HotspotCtlCommand", "HotspotDaemonCommand", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "HotspotTesting",
         ], swiftSettings: strict),
 
-        // Load, soak and the benchmark report (issue 7): figures in one machine-readable form and
+        // Load, soak and the benchmark report: figures in one machine-readable form and
         // /proc readings (BenchKit), the storm, many-helpers and soak runs (hotspot-stress), and the
         // report that runs every benchmark and merges their figures into one table (bench-report).
         .target(name: "BenchKit", path: "Benchmarks/BenchKit", swiftSettings: strict),
@@ -167,7 +167,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/hotspot-stress", swiftSettings: strict),
         .executableTarget(name: "bench-report", dependencies: ["BenchKit"], path: "Benchmarks/bench-report", swiftSettings: strict),
-        // The package's footprint (issue 12): .deb and installed size, the packaged daemon's memory,
+        // The package's footprint: .deb and installed size, the packaged daemon's memory,
         // idle wake-ups and start time.
         .executableTarget(name: "footprint-benchmark", dependencies: [
             "BenchKit", "HotspotTesting", "DBus", "HotspotProtocol", "HotspotHelperKit",

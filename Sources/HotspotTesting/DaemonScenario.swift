@@ -3,7 +3,7 @@ import DBus
 import Foundation
 import HotspotProtocol
 
-/// What every end-to-end scenario is made of (issue 13: one scenario type): a private bus,
+/// What every end-to-end scenario is made of (one scenario type for every suite): a private bus,
 /// python-dbusmock's NetworkManager with one Wi-Fi device and its access points, the daemon (a
 /// subprocess, or in this process: ``DaemonMode``), a client connection, and a ``BusWaiter`` woken by the daemon's and the mock's
 /// signals. Suites add what they need beside it (helpers in this process, a portal simulator)
