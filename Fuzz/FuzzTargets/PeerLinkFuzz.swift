@@ -54,8 +54,9 @@ public enum PeerLinkFuzz {
         let serverSide = mode != 2
         var stream = (mode == 1 || mode == 4 ? validHandshake : [])
         if mode == 4 {
-            // Whole messages, now and then one with a byte changed, and raw bytes between.
-            while !input.isExhausted {
+            // Whole messages, now and then one with a byte changed, and raw bytes between; up to
+            // 32 KiB (a byte of input can add 5 KB: unbounded, a 4 KB input cost seconds).
+            while !input.isExhausted && stream.count < 32_768 {
                 let control = input.byte()
                 if control & 3 == 0 {
                     stream += input.bytes(max: 64)
