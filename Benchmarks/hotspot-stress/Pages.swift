@@ -18,11 +18,14 @@ struct Pages {
     /// The daemon's log level; its log is written to `daemonLog` when set.
     var daemonLogLevel = "warning"
     var daemonLog: String? = nil
+    /// The simulator's hostile kind: huge-form is the measurement; a small page (malformed-xml)
+    /// is the control, what the joins alone cost.
+    var hostile = "huge-form"
 
     func run(verbose: Bool) async throws -> (figures: [Figure], failures: [String]) {
         let progress: @Sendable (String) -> Void = { verbose ? say($0) : note($0) }
         let sim = try ManagedProcess.launch(TestKitPaths.product("hotspot-portal-sim").path,
-                                            ["serve", "--mode", "hostile", "--hostile", "huge-form", "--listen", "127.0.0.1:0", "--dns-listen", "127.0.0.1:0"],
+                                            ["serve", "--mode", "hostile", "--hostile", hostile, "--listen", "127.0.0.1:0", "--dns-listen", "127.0.0.1:0"],
                                             name: "hotspot-portal-sim")
         defer { sim.stop() }
         guard await sim.waitForOutput(containing: "dns on", timeout: .seconds(10)),
@@ -127,10 +130,11 @@ struct PagesCommand: AsyncParsableCommand {
     @Option(help: "Seconds of joins against the hostile portal.") var seconds = 20.0
     @Option(help: "The daemon's log level (trace, debug, info, warning…).") var daemonLogLevel = "warning"
     @Option(help: "Write the daemon's log to this file at the end.") var daemonLog: String?
+    @Option(help: "The simulator's hostile kind (malformed-xml, a small page, times what the joins alone cost).") var hostile = "huge-form"
     @OptionGroup var output: Output
 
     func run() async throws {
-        let r = try await Pages(seconds: seconds, daemonLogLevel: daemonLogLevel, daemonLog: daemonLog).run(verbose: !output.tsv)
+        let r = try await Pages(seconds: seconds, daemonLogLevel: daemonLogLevel, daemonLog: daemonLog, hostile: hostile).run(verbose: !output.tsv)
         try report(r.figures, failures: r.failures, output: output)
     }
 }
