@@ -38,6 +38,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Portal sign-in pages through libxml2's HTML parser and the form choice, then a whole sign-in
     /// through fuzzed pages: chains of GET and POST forms, redirects, meta refresh (FormChainFuzz).
     case htmlForm = "html-form"
+    /// What a command channel's peer sends: the authentication exchange and the framing of
+    /// messages (PeerLinkReader, and libdbus on each frame), in pieces of any size (PeerLinkFuzz).
+    case peerLink = "peer-link"
 
     /// How many fuzzed RegisterHelper calls were accepted (their invariants checked), so a test can
     /// tell the target reaches past the first refusal.
@@ -160,6 +163,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 for c in form.controls { _ = c.name }
             }
             FormChainFuzz.run(bytes)
+        case .peerLink:
+            PeerLinkFuzz.run(bytes)
         case .networkManager:
             var values = FuzzValues(FuzzInput(bytes), keys: Self.networkManagerKeys)
             NetworkManagerFuzzEntry.decode(values.dictionaryLike())
@@ -294,6 +299,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 + [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 110]
                 + Array("<form method=post action=https://gw.test/login><input name=user><input type=password name=pass><button name=go value=1>".utf8)
                 + Array("<meta http-equiv=refresh content='0;url=/done'>".utf8)]
+        case .peerLink:
+            return PeerLinkFuzz.seeds
         case .probeResponse:
             return [[0, 0, 0, 1, 0] + Array("Success".utf8), [0, 0, 0, 4, 1, 0, 0, 0, 0, 20] + Array("http://portal.example/".utf8)]
         }

@@ -23,15 +23,15 @@ final class PeerLink {
     let acceptsCalls: Bool
     let maximumMessageSize: Int
     let onClose: @Sendable (_ link: String, _ reason: String) -> Void
-    var inbox: [UInt8] = []
+    /// What was read and what it means: the authentication exchange, then messages' frames
+    /// (`PeerLinkReader`, no I/O, so the fuzz target can drive it).
+    var reader: PeerLinkReader
     var outbox: [UInt8] = []
     /// How much of `outbox` is written already.
     var written = 0
-    var phase: Phase
+    var phase: PeerLinkReader.Phase { reader.phase }
     /// Messages sent before the authentication exchange ended; written when it has.
     var held: [UInt8] = []
-    /// Lines of the exchange read so far (bounded).
-    var handshakeLines = 0
     /// Since when the link has held a partial message, or been in the authentication exchange;
     /// nil when it holds nothing unfinished. Not moved by progress: a peer trickling a message
     /// byte by byte gets no more time than one that stops.
@@ -41,17 +41,7 @@ final class PeerLink {
     var backlog = false
 
     /// What the link's buffers hold (their capacity: what they cost).
-    var bytesHeld: Int { inbox.capacity + outbox.capacity + held.capacity }
-
-    /// Where the link is in D-Bus's authentication exchange (the specification's "Authentication
-    /// protocol"), which a peer-to-peer connection begins with as a bus connection does.
-    enum Phase: Equatable {
-        /// The server side waits for the client's NUL byte, then its AUTH, then BEGIN.
-        case serverAwaitingNul, serverAwaitingAuth, serverAwaitingBegin
-        /// The client side sent its NUL byte and AUTH EXTERNAL and waits for OK.
-        case clientAwaitingOK
-        case open
-    }
+    var bytesHeld: Int { reader.capacity + outbox.capacity + held.capacity }
 
     static let namePrefix = ":peer-link."
     static let firstSerial: UInt32 = 0x8000_0000
@@ -79,7 +69,7 @@ final class PeerLink {
 
     init(name: String, fd: Int32, role: Connection.PeerLinkRole, acceptsCalls: Bool, maximumMessageSize: Int,
          onClose: @escaping @Sendable (_ link: String, _ reason: String) -> Void) {
-        self.phase = role == .server ? .serverAwaitingNul : .clientAwaitingOK
+        self.reader = PeerLinkReader(serverSide: role == .server, maximumMessageSize: maximumMessageSize)
         self.name = name
         self.fd = fd
         self.acceptsCalls = acceptsCalls
@@ -195,7 +185,7 @@ extension Connection {
             guard let since = link.unfinishedSince, now - since >= peerLinkPartialDeadline else { continue }
             let limit = "\(peerLinkPartialDeadline.components.seconds) s"
             closePeerLink(link.name, reason: link.phase != .open ? "the peer did not end the authentication exchange within \(limit)"
-                                                                : "the peer left a partial message (\(link.inbox.count) bytes) unfinished for \(limit)")
+                                                                : "the peer left a partial message (\(link.reader.pending) bytes) unfinished for \(limit)")
         }
     }
 
@@ -215,12 +205,12 @@ extension Connection {
     /// Records whether the link holds something unfinished, and lets go of a large inbox once it
     /// is empty, so an idle link holds next to nothing.
     func noteUnfinished(_ link: PeerLink) {
-        if link.phase == .open && (link.inbox.isEmpty || link.backlog) {
+        if !link.reader.holdsUnfinished(backlog: link.backlog) {
             link.unfinishedSince = nil
         } else if link.unfinishedSince == nil {
             link.unfinishedSince = ContinuousClock.now
         }
-        if link.inbox.isEmpty && link.inbox.capacity > 16_384 { link.inbox = [] }
+        link.reader.releaseStorage(above: 16_384)
     }
 
     /// What all links hold together.
@@ -287,61 +277,22 @@ extension Connection {
         flushLink(link)
     }
 
-    /// Reads D-Bus's authentication exchange from the front of the inbox and answers it (the
-    /// specification's "Authentication protocol", EXTERNAL only). The link's end is a socket pair
-    /// made by the server side and handed over in a method reply, so who holds the other end was
-    /// decided by that call: the identity EXTERNAL claims is not checked (for a socket pair the
-    /// kernel's peer credentials are the server's own). Descriptors are not passed on links, so
-    /// NEGOTIATE_UNIX_FD is declined. Returns false when the link was closed.
+    /// Reads D-Bus's authentication exchange from the front of the inbox and answers it
+    /// (`PeerLinkReader.nextHandshakeStep`: EXTERNAL only, the claimed identity not checked,
+    /// NEGOTIATE_UNIX_FD declined). Returns false when the link was closed.
     private func handshake(_ link: PeerLink) -> Bool {
-        if link.phase == .serverAwaitingNul {
-            guard let first = link.inbox.first else { return true }
-            guard first == 0 else {
-                closePeerLink(link.name, reason: "the peer did not begin with D-Bus's authentication exchange")
-                return false
-            }
-            link.inbox.removeFirst()
-            link.phase = .serverAwaitingAuth
-        }
         while link.phase != .open {
-            guard let end = link.inbox.firstRange(of: [13, 10]) else {
-                if link.inbox.count > 1024 {
-                    closePeerLink(link.name, reason: "the peer sent an authentication line over 1024 bytes")
-                    return false
-                }
+            switch link.reader.nextHandshakeStep() {
+            case .needMore:
                 return true
-            }
-            let line = String(decoding: link.inbox[..<end.lowerBound], as: UTF8.self)
-            link.inbox.removeSubrange(..<end.upperBound)
-            link.handshakeLines += 1
-            guard link.handshakeLines <= 16 else {
-                closePeerLink(link.name, reason: "the peer's authentication exchange went on for more than 16 lines")
-                return false
-            }
-            let words = line.split(separator: " ", omittingEmptySubsequences: true)
-            let command = words.first.map(String.init) ?? ""
-            switch (link.phase, command) {
-            case (.serverAwaitingAuth, "AUTH") where words.count >= 2 && words[1] == "EXTERNAL":
-                writeHandshake(link, "OK \(PeerLink.serverGUID)\r\n")
-                link.phase = .serverAwaitingBegin
-            case (.serverAwaitingAuth, "AUTH"), (.serverAwaitingAuth, "CANCEL"), (.serverAwaitingAuth, "ERROR"),
-                 (.serverAwaitingBegin, "CANCEL"), (.serverAwaitingBegin, "ERROR"):
-                writeHandshake(link, "REJECTED EXTERNAL\r\n")
-                link.phase = .serverAwaitingAuth
-            case (.serverAwaitingBegin, "NEGOTIATE_UNIX_FD"):
-                writeHandshake(link, "ERROR descriptors are not passed on this link\r\n")
-            case (.serverAwaitingBegin, "BEGIN"):
+            case .reply(let line):
+                writeHandshake(link, line)
+            case .open(let reply):
+                if let reply { link.outbox.append(contentsOf: Array(reply.utf8)) }
                 open(link)
-            case (.serverAwaitingAuth, _), (.serverAwaitingBegin, _):
-                writeHandshake(link, "ERROR unknown command\r\n")
-            case (.clientAwaitingOK, "OK"):
-                link.outbox.append(contentsOf: Array("BEGIN\r\n".utf8))
-                open(link)
-            case (.clientAwaitingOK, _):
-                closePeerLink(link.name, reason: "the peer refused the authentication (\(quoted(String(line.prefix(80)))))")
+            case .refuse(let reason):
+                closePeerLink(link.name, reason: reason)
                 return false
-            default:
-                return true
             }
             guard links[link.name] != nil else { return false }
         }
@@ -349,7 +300,6 @@ extension Connection {
     }
 
     private func open(_ link: PeerLink) {
-        link.phase = .open
         link.outbox.append(contentsOf: link.held)
         link.held = []
         flushLink(link)
@@ -370,11 +320,11 @@ extension Connection {
                 // Links share one budget: what one peer holds (a message it never finishes) is
                 // taken from all, so many links cannot add up to the daemon's whole memory.
                 let held = linkBytesHeld()
-                if held + n > peerLinkMemory {
+                guard PeerLinkReader.fitsBudget(held: held, incoming: n, budget: peerLinkMemory) else {
                     return closePeerLink(link.name, reason: "the peer links' shared memory budget (\(peerLinkMemory >> 20) MiB) is used up "
-                                                          + "(\(held) bytes held, \(link.inbox.count) of them by this link)")
+                                                          + "(\(held) bytes held, \(link.reader.pending) of them by this link)")
                 }
-                link.inbox.append(contentsOf: linkReadBuffer[0..<n])
+                link.reader.receive(linkReadBuffer[0..<n])
                 if link.phase != .open, !handshake(link) { return }
                 if link.phase == .open, !handleInbox(link) { return }
                 break
@@ -389,28 +339,26 @@ extension Connection {
     /// Handles the whole messages at the front of the inbox, as many as the turn's budget
     /// allows (the rest wait: `backlog`); false when the link was closed.
     private func handleInbox(_ link: PeerLink) -> Bool {
-        var start = 0
-        defer { if links[link.name] != nil, start > 0 { link.inbox.removeSubrange(0..<start) } }
         link.backlog = false
-        while link.inbox.count - start >= 16 {
+        while link.reader.hasHeader {
             guard linkTurnBudget > 0 else {
                 link.backlog = true
                 break
             }
-            let needed = link.inbox.withUnsafeBytes { buf in
-                Int(dbus_message_demarshal_bytes_needed(buf.baseAddress!.assumingMemoryBound(to: CChar.self) + start, Int32(buf.count - start)))
-            }
-            guard needed >= 0, needed <= link.maximumMessageSize else {
-                closePeerLink(link.name, reason: needed < 0 ? "the peer sent bytes that are not a D-Bus message"
-                                                      : "the peer sent a message of \(needed) bytes (at most \(link.maximumMessageSize))")
+            let frame: Range<Int>
+            switch link.reader.nextFrame() {
+            case .needMore:
+                return true
+            case .refuse(let reason):
+                closePeerLink(link.name, reason: reason)
                 return false
+            case .frame(let range):
+                frame = range
             }
-            guard needed > 0, link.inbox.count - start >= needed else { break }
             let err = DBusErrorStruct()
-            let message = link.inbox.withUnsafeBytes { buf in
-                dbus_message_demarshal(buf.baseAddress!.assumingMemoryBound(to: CChar.self) + start, Int32(needed), &err.raw)
+            let message = link.reader.inbox.withUnsafeBytes { buf in
+                dbus_message_demarshal(buf.baseAddress!.assumingMemoryBound(to: CChar.self) + frame.lowerBound, Int32(frame.count), &err.raw)
             }
-            start += needed
             guard let message else {
                 closePeerLink(link.name, reason: "the peer sent an invalid D-Bus message (\(err.takeMessage() ?? "unknown error"))")
                 return false

@@ -152,6 +152,20 @@ final class RawMessage {
         return try? RawMessage(owning: parsed).decoded(limits: limits)
     }
 
+    /// Whether libdbus takes `bytes` as one whole D-Bus message (`dbus_message_demarshal`, as a
+    /// peer link does with each frame).
+    public static func demarshals(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let err = DBusErrorStruct()
+        let parsed = bytes.withUnsafeBufferPointer { buf -> OpaquePointer? in
+            buf.baseAddress.map { base in
+                base.withMemoryRebound(to: CChar.self, capacity: buf.count) { dbus_message_demarshal($0, Int32(clamping: buf.count), &err.raw) }
+            } ?? nil
+        }
+        guard let parsed else { return false }
+        dbus_message_unref(parsed)
+        return true
+    }
+
     /// Marshals `values` into a method call and returns its wire bytes (seeds for the fuzzer).
     public static func encodeMessage(_ values: [DBusValue]) -> [UInt8]? {
         guard let msg = try? RawMessage.methodCall(destination: "org.example.Fuzz", path: "/", interface: "org.example.Fuzz", member: "M"),

@@ -112,9 +112,12 @@ struct PeerLinkTests {
         #expect(l.daemonClosed.first?.contains("at most 4096") == true, "\(l.daemonClosed.first ?? "-")")
     }
 
-    /// Raw bytes on the other end of a link adopted by `connection`.
-    func rawLink(on connection: Connection, acceptsCalls: Bool = false) async throws -> (name: String, peer: FileDescriptor, closed: Closed) {
+    /// Raw bytes on the other end of a link adopted by `connection`; `first` is written before
+    /// the link is adopted, so it is there when the link's clock starts, however late this task
+    /// runs on a busy test process (other suites' fuzzing holds the pool's threads for seconds).
+    func rawLink(on connection: Connection, acceptsCalls: Bool = false, first: [UInt8] = []) async throws -> (name: String, peer: FileDescriptor, closed: Closed) {
         let (mine, theirs) = try Connection.socketPair()
+        if !first.isEmpty { write(first, to: theirs) }
         let closed = Closed()
         let name = try await connection.adoptPeerLink(mine, role: .server, acceptsCalls: acceptsCalls, onClose: closed.callback())
         return (name, theirs, closed)

@@ -35,6 +35,17 @@ import Testing
         #expect(FuzzTarget.acceptedRegistrations.load(ordering: .relaxed) > before)
     }
 
+    /// The peer-link target is only worth its time if fuzzed links get through the
+    /// authentication exchange and hand on frames, so the framing's checks run.
+    @Test func peerLinkTargetReachesFrames() {
+        let opened = PeerLinkFuzz.opened.load(ordering: .relaxed), frames = PeerLinkFuzz.frames.load(ordering: .relaxed)
+        var mutator = Mutator(seed: 0x11_4E)
+        let seeds = FuzzTarget.peerLink.seeds
+        for _ in 0..<5_000 { FuzzTarget.peerLink.run(mutator.mutate(seeds[mutator.below(seeds.count)], other: seeds[mutator.below(seeds.count)])) }
+        #expect(PeerLinkFuzz.opened.load(ordering: .relaxed) > opened + 1_000)
+        #expect(PeerLinkFuzz.frames.load(ordering: .relaxed) > frames + 1_000)
+    }
+
     @Test func theMutatorIsDeterministicForASeed() {
         var a = Mutator(seed: 7), b = Mutator(seed: 7)
         let input = Array("[daemon]\nstate-dir=/x\n".utf8)
