@@ -11,10 +11,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then
-  targets=(dbus-message helper-response networkmanager wispr capport keyfile profile probe-response dhcp)
-fi
 swift build --product hotspot-fuzz
+if [ ${#targets[@]} -eq 0 ]; then
+  # Every target the driver has, from its own list, so a new one is never left out.
+  mapfile -t targets < <(.build/debug/hotspot-fuzz --help | sed -n 's/.*Targets: \(.*\)\./\1/p' | tr ',' '\n' | tr -d ' ')
+fi
 .build/debug/hotspot-fuzz --write-seeds .fuzz-corpus >/dev/null
 swift build --scratch-path .build-fuzz --product hotspot-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLIBFUZZER
 mkdir -p fuzz-crashes
