@@ -35,8 +35,11 @@ import Testing
         let web = try ManagedProcess.launch("/usr/bin/python3", [root + "/dual-stack-portal.py", "online", "portal"])
         defer { dns.stop(); web.stop() }
         func port(_ p: ManagedProcess) async throws -> Int {
-            guard await p.waitForOutput(containing: "port ", timeout: .seconds(20)) else { throw TestKitError.timeout("stand-in: \(p.output)") }
-            return Int(p.output.split(separator: "\n").first { $0.hasPrefix("port ") }?.dropFirst(5) ?? "") ?? 0
+            // The whole first line ("port N"), not just its start: its number may not be there yet.
+            guard let line = await p.waitForFirstStdoutLine(timeout: .seconds(20)), line.hasPrefix("port "), let n = Int(line.dropFirst(5)) else {
+                throw TestKitError.timeout("stand-in: \(p.output)")
+            }
+            return n
         }
         let dnsPort = try await port(dns), webPort = try await port(web)
         let checker = ConnectivityChecker(configuration: ConnectivityConfiguration(

@@ -16,12 +16,14 @@ struct LinkDNSTests {
         static func start(_ mode: String) async throws -> StandIn {
             let script = TestKitPaths.repositoryRoot.appendingPathComponent("Tests/helpers/dns-standin.py").path
             let p = try ManagedProcess.launch("/usr/bin/python3", [script, mode])
-            guard await p.waitForOutput(containing: "port ", timeout: .seconds(20)) else {
+            // The whole first line: waiting for "port " alone could read it before its number
+            // arrived, and ask port 0.
+            guard let line = await p.waitForFirstStdoutLine(timeout: .seconds(20)), line.hasPrefix("port "),
+                  let port = UInt16(line.dropFirst(5)), port != 0 else {
                 p.stop()
                 throw TestKitError.timeout("dns-standin did not start: \(p.output)")
             }
-            let line = p.output.split(separator: "\n").first { $0.hasPrefix("port ") } ?? ""
-            return StandIn(process: p, port: UInt16(line.dropFirst(5)) ?? 0)
+            return StandIn(process: p, port: port)
         }
 
         var server: String { "127.0.0.1:\(port)" }
