@@ -145,11 +145,15 @@ import Testing
 /// HTTPS: TLS terminated by socat with a test CA the test makes.
 @Suite(.enabled(if: TLSFront.available, "needs socat and openssl (scripts/install-deps.sh)"))
 struct TLSTests {
+    /// socat starts an OpenSSL handshake per connection: on a machine running every suite at once
+    /// that can take seconds, so the transfers here get more time than the daemon's defaults.
+    static let tlsOptions = TransferOptions(timeout: .seconds(15), connectTimeout: .seconds(10))
+
     @Test func capportSessionCaptiveSignedInExpiringAndLastValidKept() async throws {
         let h = try await LoopbackHotspot.start(PortalSimulatorConfiguration(mode: .capport, sessionSeconds: 2))
         let tls = try await TLSFront.start(forwardingTo: h.port)
         defer { tls.stop(); Task { await h.stop() } }
-        var o = TransferOptions()
+        var o = Self.tlsOptions
         o.caFile = tls.caFile
         let client = CaptivePortalAPIClient(url: "https://capport.test:\(tls.port)/api/captive", options: o)
         let first = await client.fetch(interface: nil, dnsServers: h.dnsServers)
@@ -170,7 +174,8 @@ struct TLSTests {
         #expect(await h.checker().check(interface: nil, dnsServers: h.dnsServers, capport: client).state == .online)
 
         try await Task.sleep(for: .milliseconds(2300))
-        #expect(await client.fetch(interface: nil, dnsServers: h.dnsServers).status?.captive == true, "the session expired")
+        let expired = await client.fetch(interface: nil, dnsServers: h.dnsServers)
+        #expect(expired.isFresh && expired.status?.captive == true, "the session expired: \(String(describing: expired.error))")
 
         tls.stop()
         let stale = await client.fetch(interface: nil, dnsServers: h.dnsServers)
@@ -194,7 +199,7 @@ struct TLSTests {
         let h = try await LoopbackHotspot.start(PortalSimulatorConfiguration(mode: .hostile, hostile: .malformedJSON))
         let tls = try await TLSFront.start(forwardingTo: h.port)
         defer { tls.stop(); Task { await h.stop() } }
-        var o = TransferOptions()
+        var o = Self.tlsOptions
         o.caFile = tls.caFile
         let a = await CaptivePortalAPIClient(url: "https://capport.test:\(tls.port)/api/captive", options: o)
             .fetch(interface: nil, dnsServers: h.dnsServers)
