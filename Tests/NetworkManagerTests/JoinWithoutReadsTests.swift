@@ -4,7 +4,7 @@ import DBus
 import NetworkManager
 import Testing
 
-/// Issue 13 item 4: the client keeps NetworkManager's live state from its signals
+/// The client keeps NetworkManager's live state from its signals
 /// (InterfacesAdded, PropertiesChanged, Updated), so a join needs no reads before it is reported.
 /// The bus itself is watched (dbus-monitor): every GetAll, GetSettings or ListConnections the
 /// client sends is counted.
@@ -26,6 +26,8 @@ struct JoinWithoutReadsTests {
         func reads() -> [String] { monitor.calls(from: me).map(\.member).filter { Self.reads.contains($0) } }
 
         // The first join of a profile reads its settings once (they are not properties).
+        // dbus-monitor's output may lag the snapshot: caught up first, as after the join below.
+        try await monitor.catchUp(nm.control)
         let snapshotReads = reads()
         #expect(snapshotReads.contains("GetManagedObjects"), "\(snapshotReads)")
         try await nm.mock.activate(nm.control, device: wlan.rawValue, profile: profile.rawValue, accessPoint: ap.rawValue, name: "1")
