@@ -383,7 +383,10 @@ def hold_seconds(tl):
     checking = tl.first(lambda x: IP_CHECK <= x[1] < ACTIVATED)
     if checking is None and activated is not None:
         # A hold shorter than a sample: from the last sample before it (an upper bound).
-        before = [x[0] for x in tl.samples if x[0] < activated and IP_CONFIG <= x[1] < ACTIVATED]
+        # With no sample between IP_CONFIG and ACTIVATED (the whole hold fell between two samples),
+        # the last sample of any state before ACTIVATED bounds it.
+        before = [x[0] for x in tl.samples if x[0] < activated and IP_CONFIG <= x[1] < ACTIVATED] \
+            or [x[0] for x in tl.samples if x[0] < activated]
         checking = before[-1] if before else None
     return None if None in (checking, activated) else activated - checking
 
