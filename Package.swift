@@ -64,13 +64,18 @@ let package = Package(
         // The hotspot state machine, arbitration, cache and timers: pure, no I/O.
         .target(name: "HotspotCore", swiftSettings: strict),
 
+        // Small Foundation-free tools the adapters share, with no hotspot vocabulary: reading a
+        // file the root daemon trusts, a detached thread for blocking work, and the text helpers HTTP
+        // and XML parsing need.
+        .target(name: "SystemSupport", swiftSettings: strict),
+
         // NetworkManager over D-Bus: devices, access points, joins, actions, secret agent.
         .target(name: "NetworkManager", dependencies: ["DBus"], swiftSettings: strict),
 
         // Captive-portal detection, WISPr and RFC 8908 clients on libcurl.
         // libcurl, loaded when first used (an idle daemon does not map it).
         .target(name: "CLazyLibraries", dependencies: ["CCurl", "CXML2"]),
-        .target(name: "Connectivity", dependencies: ["CCurl", "CLazyLibraries", "CAres", "HotspotCore"], swiftSettings: strict),
+        .target(name: "Connectivity", dependencies: ["CCurl", "CLazyLibraries", "CAres", "HotspotCore", "SystemSupport"], swiftSettings: strict),
 
         // The simulated hotspot: a captive-portal HTTP server with many modes.
         .target(name: "PortalSimulator", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")], path: "Tools/PortalSimulator", swiftSettings: strict),
@@ -80,11 +85,11 @@ let package = Package(
         .target(name: "HotspotProtocol", dependencies: ["DBus", "HotspotCore"], swiftSettings: strict),
 
         // The built-in helpers (profiles, portal), registered by the daemon like any other helper.
-        .target(name: "BuiltInHelpers", dependencies: ["HotspotHelperKit", "HotspotCore", "Connectivity", "CXML2", "CLazyLibraries"], swiftSettings: strict),
+        .target(name: "BuiltInHelpers", dependencies: ["HotspotHelperKit", "HotspotCore", "Connectivity", "SystemSupport", "CXML2", "CLazyLibraries"], swiftSettings: strict),
 
         // The daemon: wiring core and adapters, the D-Bus API, helpers, persistence, configuration.
         .target(name: "HotspotDaemon", dependencies: [
-            "DBus", "HotspotCore", "HotspotProtocol", "NetworkManager", "Connectivity", "BuiltInHelpers", "HotspotHelperKit",
+            "DBus", "HotspotCore", "HotspotProtocol", "NetworkManager", "Connectivity", "BuiltInHelpers", "HotspotHelperKit", "SystemSupport",
             .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
 
@@ -177,13 +182,14 @@ let package = Package(
         // CGLib: KeyFile is held to GLib's GKeyFile (KeyFileAgreementTests); GLib is not in the product.
         .testTarget(name: "HotspotCoreTests", dependencies: ["HotspotCore", "CGLib", "HotspotTestingRandom"], swiftSettings: strict),
         .testTarget(name: "NetworkManagerTests", dependencies: ["NetworkManager", "DBus", "HotspotTesting"], swiftSettings: strict),
-        .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "PortalSimulator", "HotspotTesting"], swiftSettings: strict),
+        .testTarget(name: "ConnectivityTests", dependencies: ["Connectivity", "PortalSimulator", "HotspotTesting", "SystemSupport"], swiftSettings: strict),
         .testTarget(name: "FuzzTests", dependencies: ["FuzzTargets", "HotspotTesting"], swiftSettings: strict),
         // Built-in helpers and connectivity through the daemon: profiles, sign-in, portal simulator end to end.
         .testTarget(name: "BuiltInHelperTests", dependencies: [
             "BuiltInHelpers", "HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "Connectivity", "PortalSimulator",
             "DBus", "HotspotTesting",
         ], swiftSettings: strict),
-        .testTarget(name: "DaemonTests", dependencies: ["HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "HotspotTesting"], swiftSettings: strict),
+        .testTarget(name: "DaemonTests", dependencies: ["HotspotDaemon", "HotspotHelperKit", "HotspotProtocol", "HotspotCore", "DBus", "HotspotTesting", "SystemSupport"],
+                    swiftSettings: strict),
     ]
 )

@@ -32,10 +32,14 @@ if command -v strip >/dev/null; then
 fi
 
 # Shared-library dependencies as dpkg-shlibdeps finds them (libdbus-1-3, libc-ares2, libc6,
-# libgcc-s1; libstdc++ is linked in, as the Swift runtime is), plus libcurl4 and libxml2, which
-# the binary loads when first used (Sources/CLazyLibraries: dpkg-shlibdeps cannot see them); the
-# list below is the floor.
-SHLIBS="libc6, libdbus-1-3, libcurl4, libxml2"
+# libgcc-s1; libstdc++ is linked in, as the Swift runtime is), plus libcurl and libxml2, which the
+# binary loads when first used (Sources/CLazyLibraries: dpkg-shlibdeps cannot see them). Those two
+# are named as each Debian release ships them, newest first, so one package installs on Debian 12,
+# 13 and testing (docs/PACKAGING.md, "One package for three releases"):
+#   libcurl.so.4   Debian 12: libcurl4;  13 and testing: libcurl4t64 (the 64-bit time_t rename)
+#   libxml2        Debian 12 and 13: libxml2 (libxml2.so.2);  testing: libxml2-16 (libxml2.so.16)
+LAZY_LIBS="libcurl4t64 | libcurl4, libxml2-16 | libxml2"
+SHLIBS="libc6, libdbus-1-3"
 if command -v dpkg-shlibdeps >/dev/null; then
     work=$(mktemp -d)
     mkdir -p "$work/debian"
@@ -45,9 +49,7 @@ if command -v dpkg-shlibdeps >/dev/null; then
     if found=$(cd "$work" && dpkg-shlibdeps --ignore-missing-info -O "${binaries[@]}" 2>/dev/null); then
         found=${found#shlibs:Depends=}
         [ -n "$found" ] && SHLIBS="$found"
-        for must in libdbus-1-3 libcurl4 libxml2; do
-            case "$SHLIBS" in *"$must"*) ;; *) SHLIBS="$SHLIBS, $must" ;; esac
-        done
+        case "$SHLIBS" in *libdbus-1-3*) ;; *) SHLIBS="$SHLIBS, libdbus-1-3" ;; esac
     fi
     rm -rf "$work"
 fi
@@ -61,6 +63,8 @@ if readelf -V "$ROOT/usr/libexec/hotspot-helper/hotspot-helper" 2>/dev/null | gr
     fi
 fi
 
+SHLIBS="$SHLIBS, $LAZY_LIBS"
+
 SIZE=$(du -sk --exclude=DEBIAN "$ROOT" | cut -f1)
 sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$ARCH/" -e "s/@SIZE@/$SIZE/" -e "s/@SHLIBS@/$SHLIBS/" \
     packaging/debian/control.in > "$ROOT/DEBIAN/control"
@@ -69,7 +73,9 @@ install -m 0755 packaging/debian/postinst packaging/debian/prerm packaging/debia
 (cd "$ROOT" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | sort | xargs -d '\n' md5sum) > "$ROOT/DEBIAN/md5sums"
 chmod 0644 "$ROOT/DEBIAN/md5sums"
 
-dpkg-deb --root-owner-group -Z"$DEB_COMPRESS" --build "$ROOT" "$DEB" >/dev/null
+# Written beside and renamed into place: a reader (a test, apt) never sees half a package.
+dpkg-deb --root-owner-group -Z"$DEB_COMPRESS" --build "$ROOT" "$DEB.partial" >/dev/null
+mv -f "$DEB.partial" "$DEB"
 echo "$DEB"
 if command -v lintian >/dev/null && [ -z "${NO_LINTIAN:-}" ]; then
     lintian --info --display-info "$DEB" || true

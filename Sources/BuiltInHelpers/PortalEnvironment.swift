@@ -29,6 +29,17 @@ extension PortalEnvironment {
     public func captivePortalAPI(for interface: String) async -> String? { nil }
 }
 
+/// A sign-in's outcome, and what the session needs later.
+public struct SignInSession: Sendable, Hashable {
+    public var outcome: SignInOutcome
+    /// Where to log off (a WISPr gateway's LogoffURL), when the sign-in gave one.
+    public var logoffURL: String?
+    public init(outcome: SignInOutcome, logoffURL: String? = nil) {
+        self.outcome = outcome
+        self.logoffURL = logoffURL
+    }
+}
+
 /// How one sign-in attempt ended.
 public enum SignInOutcome: Error, Sendable, Hashable, CustomStringConvertible {
     /// Signed in (or already online); the detail says how.

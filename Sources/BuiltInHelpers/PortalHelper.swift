@@ -23,6 +23,10 @@ public final class PortalHelper: Sendable {
         self.log = log
     }
 
+    /// The most confidence it answers evaluate with (``confidence(isSecure:verdict:)``): the daemon
+    /// does not wait for its verdict once another helper has claimed the network.
+    public static let highestConfidence = Confidence.low
+
     /// The evaluate answer for a network with the daemon's verdict: low for an open network behind
     /// a portal, none otherwise.
     public static func confidence(isSecure: Bool, verdict: ProbeVerdict) -> Confidence {

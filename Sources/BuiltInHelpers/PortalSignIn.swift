@@ -21,25 +21,31 @@ public struct PortalSignIn: Sendable {
     /// (the profile's `plain-http-login=true`) its credentials may go over plain http; steps
     /// that carry none (a terms page) may always.
     public func signIn(_ method: SignInMethod, interface: String, verdict: ProbeVerdict, plainHTTPLogin: Bool = false) async -> SignInOutcome {
+        await session(method, interface: interface, verdict: verdict, plainHTTPLogin: plainHTTPLogin).outcome
+    }
+
+    /// ``signIn(_:interface:verdict:plainHTTPLogin:)``, with what the session needs later: the
+    /// WISPr gateway's logoff URL, as a value of its own.
+    public func session(_ method: SignInMethod, interface: String, verdict: ProbeVerdict, plainHTTPLogin: Bool = false) async -> SignInSession {
         switch method {
         case .none:
-            return .needsUser("the profile has no sign-in method")
+            return SignInSession(outcome: .needsUser("the profile has no sign-in method"))
         case .clickThrough:
-            guard let url = verdict.signInURL else { return .unavailable("the portal gave no sign-in page") }
-            return await acceptTerms(at: url, interface: interface, requireClickThrough: false)
+            guard let url = verdict.signInURL else { return SignInSession(outcome: .unavailable("the portal gave no sign-in page")) }
+            return SignInSession(outcome: await acceptTerms(at: url, interface: interface, requireClickThrough: false))
         case .form(let formURL, let fields, let hosts):
-            guard let hosts else { return Self.noLoginHosts }
-            guard let url = formURL ?? verdict.signInURL else { return .unavailable("the portal gave no sign-in page") }
+            guard let hosts else { return SignInSession(outcome: Self.noLoginHosts) }
+            guard let url = formURL ?? verdict.signInURL else { return SignInSession(outcome: .unavailable("the portal gave no sign-in page")) }
             // A portal that answers a probe in place (511, its page instead of the probe's answer)
             // names no host of its own: that page's URL is our probe's, not a stranger's redirect.
             let answeredProbe = formURL == nil && verdict.results.contains { $0.probe.url == url }
-            return await submitForm(pageURL: url, postDirectly: formURL != nil, fields: fields, loginHosts: hosts, interface: interface,
-                                    pageIsProbe: answeredProbe, plainHTTPLogin: plainHTTPLogin)
+            return SignInSession(outcome: await submitForm(pageURL: url, postDirectly: formURL != nil, fields: fields, loginHosts: hosts,
+                                                           interface: interface, pageIsProbe: answeredProbe, plainHTTPLogin: plainHTTPLogin))
         case .wispr(let credentials, let hosts):
-            guard let hosts else { return Self.noLoginHosts }
+            guard let hosts else { return SignInSession(outcome: Self.noLoginHosts) }
             return await wispr(credentials, loginHosts: hosts, interface: interface, verdict: verdict, plainHTTPLogin: plainHTTPLogin)
         case .capport(let apiURL):
-            return await capport(apiURL: apiURL, interface: interface, verdict: verdict, extending: false)
+            return SignInSession(outcome: await capport(apiURL: apiURL, interface: interface, verdict: verdict, extending: false))
         }
     }
 
@@ -188,7 +194,7 @@ public struct PortalSignIn: Sendable {
     }
 
     func wispr(_ credentials: WISPrCredentials, loginHosts: LoginHosts, interface: String, verdict: ProbeVerdict,
-               plainHTTPLogin: Bool) async -> SignInOutcome {
+               plainHTTPLogin: Bool) async -> SignInSession {
         var config = WISPrClient.Configuration(allowPlainHTTPLogin: plainHTTPLogin, loginHosts: loginHosts)
         config.transfer = await environment.transferOptions(for: interface)
         let client = WISPrClient(configuration: config, transport: environment.transport)
@@ -199,17 +205,17 @@ public struct PortalSignIn: Sendable {
                                         dnsServers: config.transfer.dnsServers)
         switch result.outcome {
         case .succeeded:
-            return .signedIn("WISPr login accepted\(result.logoffURL.map { "; logoff at \($0)" } ?? "")")
+            return SignInSession(outcome: .signedIn("WISPr login accepted"), logoffURL: result.logoffURL)
         case .rejected:
-            return .rejected("the WISPr gateway rejected the credentials (code 100): \(result.detail)")
+            return SignInSession(outcome: .rejected("the WISPr gateway rejected the credentials (code 100): \(result.detail)"))
         case .insecureLoginURL:
-            return .rejected("the WISPr LoginURL is plain http; credentials are not sent there (\(result.detail))")
+            return SignInSession(outcome: .rejected("the WISPr LoginURL is plain http; credentials are not sent there (\(result.detail))"))
         case .hostNotAllowed:
-            return .rejected("WISPr: \(result.detail)")
+            return SignInSession(outcome: .rejected("WISPr: \(result.detail)"))
         case .noGateway:
-            return .needsUser("no WISPr gateway found: \(result.detail)")
+            return SignInSession(outcome: .needsUser("no WISPr gateway found: \(result.detail)"))
         case .radiusError, .radiusNotEnabled, .gatewayError, .pendingTimedOut, .unexpectedReply, .transport:
-            return .unavailable("WISPr: \(result.detail)")
+            return SignInSession(outcome: .unavailable("WISPr: \(result.detail)"))
         }
     }
 

@@ -103,18 +103,19 @@ public final class ProfileHelper: Sendable {
         case .portal:
             break
         }
-        let outcome = await signIn.signIn(p.signIn, interface: command.interface, verdict: verdict, plainHTTPLogin: p.plainHTTPLogin)
-        let result = await conclude(outcome, profile: p, interface: command.interface)
-        return (result, outcome.reason.map { "profile \(p.displayName): \($0)" })
+        let session = await signIn.session(p.signIn, interface: command.interface, verdict: verdict, plainHTTPLogin: p.plainHTTPLogin)
+        if case .signedIn = session.outcome, let url = session.logoffURL {
+            logoffURLs.withLock { $0[command.interface] = url }
+            log("\(command.interface): \(p.displayName): logoff at \(UntrustedText.forLog(url))")
+        }
+        let result = await conclude(session.outcome, profile: p, interface: command.interface)
+        return (result, session.outcome.reason.map { "profile \(p.displayName): \($0)" })
     }
 
     func conclude(_ outcome: SignInOutcome, profile p: Profile, interface: String) async -> CommandResult {
         log("\(interface): \(p.displayName) (\(p.location)) sign-in \(p.signIn.name): \(outcome)")
         switch outcome {
-        case .signedIn(let detail):
-            if case .wispr = p.signIn, let range = detail.firstRange(of: "; logoff at ") {
-                logoffURLs.withLock { $0[interface] = String(detail[range.upperBound...]) }
-            }
+        case .signedIn:
             let after = await signIn.environment.verdict(for: interface, fresh: true)
             guard after.state != .portal else {
                 log("\(interface): \(p.displayName): still behind the portal after signing in (\(after.reason))")

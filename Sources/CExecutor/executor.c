@@ -16,9 +16,6 @@ static struct node *head, *tail, *spare;  // spare: freed nodes kept for reuse
 static struct timer *heap;
 static int heap_count, heap_capacity, worker_count;
 static void (*runner)(void *);
-static void (*host)(void *context, void *job);  // see hh_executor_set_host
-static void *host_context;
-static int started;  // the workers run (hh_executor_start succeeded)
 
 long long hh_executor_now(void) {
     struct timespec t;
@@ -40,29 +37,9 @@ static void push(void *job) {
 
 void hh_executor_enqueue(void *job) {
     pthread_mutex_lock(&lock);
-    void (*to)(void *, void *) = host;
-    void *context = host_context;
-    if (!to) push(job);
-    pthread_mutex_unlock(&lock);
-    if (to) to(context, job);
-}
-
-void hh_executor_enqueue_on_workers(void *job) {
-    pthread_mutex_lock(&lock);
     push(job);
     pthread_mutex_unlock(&lock);
 }
-
-int hh_executor_set_host(void (*enqueue)(void *context, void *job), void *context) {
-    pthread_mutex_lock(&lock);
-    int rc = 0;
-    if (!started || (enqueue && host)) rc = -1;
-    else { host = enqueue; host_context = enqueue ? context : NULL; }
-    pthread_mutex_unlock(&lock);
-    return rc;
-}
-
-void hh_executor_run(void *job) { runner(job); }
 
 static void *work(void *unused) {
     (void)unused;
@@ -129,15 +106,7 @@ static void *time_out(void *unused) {
             i = child;
         }
         if (heap_count) heap[i] = last;
-        if (host) {
-            void (*to)(void *, void *) = host;
-            void *context = host_context;
-            pthread_mutex_unlock(&lock);
-            to(context, job);
-            pthread_mutex_lock(&lock);
-        } else {
-            push(job);
-        }
+        push(job);
     }
     return NULL;
 }
@@ -168,9 +137,5 @@ int hh_executor_start(int workers, void (*run)(void *)) {
         if ((rc = spawn(work))) break;
         worker_count++;
     }
-    if (!worker_count) return rc;
-    pthread_mutex_lock(&lock);
-    started = 1;
-    pthread_mutex_unlock(&lock);
-    return 0;
+    return worker_count ? 0 : rc;
 }

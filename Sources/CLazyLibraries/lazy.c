@@ -30,23 +30,38 @@
 #pragma GCC visibility pop
 #include "CLazyLibraries.h"
 
-/// A library opened on first use: its soname, the package that ships it, and why it failed.
+/// A library opened on first use: the sonames it is known by, newest ABI first; the packages that
+/// ship it; and why it failed. libxml2 2.14 changed its soname to libxml2.so.16 (Debian forky's
+/// `libxml2-16`, Ubuntu 26.04's likewise); Debian 12 and 13 ship libxml2.so.2. The few functions
+/// and the node and attribute structures the programs use (below; HTMLFormReader.swift) are the
+/// same in both, so the binary takes whichever the system has (docs/PACKAGING.md, "libxml2's two
+/// sonames").
 struct lazy_library {
-    const char *soname, *package;
+    const char *sonames[3], *packages;
     pthread_once_t once;
     void *handle;
     char error[512];
 };
 
-static struct lazy_library curl = {"libcurl.so.4", "libcurl4", PTHREAD_ONCE_INIT, NULL, ""};
-static struct lazy_library xml2 = {"libxml2.so.2", "libxml2", PTHREAD_ONCE_INIT, NULL, ""};
+static struct lazy_library curl = {{"libcurl.so.4", NULL, NULL}, "libcurl4t64 (or libcurl4)", PTHREAD_ONCE_INIT, NULL, ""};
+static struct lazy_library xml2 = {{"libxml2.so.16", "libxml2.so.2", NULL}, "libxml2-16 (or libxml2)", PTHREAD_ONCE_INIT, NULL, ""};
 
 static void open_library(struct lazy_library *l) {
-    l->handle = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
+    /* The first (newest) soname's reason: the others usually say the same. Copied at once, since
+       glibc frees dlerror()'s string at the next dlopen. */
+    char why[256] = "";
+    for (int i = 0; l->sonames[i] && !l->handle; i++) {
+        l->handle = dlopen(l->sonames[i], RTLD_NOW | RTLD_LOCAL);
+        const char *e = l->handle ? NULL : dlerror();
+        if (e && !why[0])
+            snprintf(why, sizeof why, "%s", e);
+    }
     if (!l->handle) {
-        const char *why = dlerror();
-        snprintf(l->error, sizeof l->error, "%s could not be loaded (%s); install the %s package", l->soname,
-                 why ? why : "no reason given", l->package);
+        char names[128] = "";
+        for (int i = 0; l->sonames[i]; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? " or " : "", l->sonames[i]);
+        snprintf(l->error, sizeof l->error, "%s could not be loaded (%s); install the %s package", names,
+                 why[0] ? why : "no reason given", l->packages);
     }
 }
 static void open_curl(void) { open_library(&curl); }
@@ -142,7 +157,7 @@ FORWARD_ONE_VARIADIC(curl_easy_getinfo, CURLINFO)
 // opens at run time, for packaging tools that read dependencies from the binary.
 #define DLOPEN_NOTE_JSON \
     "[{\"feature\":\"http\",\"description\":\"connectivity checks, WISPr and portal sign-in\",\"priority\":\"required\",\"soname\":[\"libcurl.so.4\"]}," \
-    "{\"feature\":\"html\",\"description\":\"reading portal sign-in forms\",\"priority\":\"required\",\"soname\":[\"libxml2.so.2\"]}]"
+    "{\"feature\":\"html\",\"description\":\"reading portal sign-in forms\",\"priority\":\"required\",\"soname\":[\"libxml2.so.16\",\"libxml2.so.2\"]}]"
 // n_descsz is the JSON's size with its NUL; the descriptor is padded to 4 bytes after it.
 __attribute__((used, section(".note.dlopen"), aligned(4))) static const struct {
     uint32_t name_size, description_size, type;

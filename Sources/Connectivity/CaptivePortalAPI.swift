@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 import Synchronization
-import HotspotCore
+import SystemSupport
 
 /// The state an RFC 8908 Captive Portal API reports.
 public struct CaptivePortalStatus: Sendable, Hashable {

@@ -2,6 +2,7 @@
 import CCurl
 import CLazyLibraries
 import FoundationEssentials
+import SystemSupport
 import Synchronization
 
 /// Runs HTTP transfers with libcurl. Each transfer has its own easy handle and runs on a thread

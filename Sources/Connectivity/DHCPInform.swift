@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
-import HotspotCore
+import SystemSupport
 import Glibc
 
 /// RFC 8910 over DHCPv4: a DHCPINFORM (RFC 2131 §3.4) asking for option 114 (the captive-portal

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
+import SystemSupport
 import Synchronization
 
 /// One HTTP request made by a probe, the RFC 8908 client or the WISPr client.

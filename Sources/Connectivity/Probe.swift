@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
+import SystemSupport
 
 /// What a probe's answer must look like for the probe to count as "online".
 public indirect enum ProbeExpectation: Sendable, Hashable {

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import Synchronization
+import SystemSupport
 
 /// RFC 8910 §2.3: the captive-portal option (type 37) of IPv6 Router Advertisements, learned
 /// without a raw ICMPv6 socket (which would need CAP_NET_RAW, and the daemon keeps no

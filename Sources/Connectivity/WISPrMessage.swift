@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
+import SystemSupport
 
 /// A WISPr 1.0/2.0 gateway message (`<WISPAccessGatewayParam>`), as found in a portal's answer.
 public struct WISPrMessage: Sendable, Hashable {

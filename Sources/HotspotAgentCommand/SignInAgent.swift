@@ -5,7 +5,10 @@ import HotspotProtocol
 
 /// Keeps one notification per interface that needs the user: posted on UIRequired (or at start
 /// for an interface already presenting UI), withdrawn when the interface leaves presenting-ui or
-/// the daemon stops. "Sign in" sends PresentUI and opens the sign-in page.
+/// the daemon stops. "Sign in" sends PresentUI and opens the sign-in page. Where the desktop does
+/// not show the daemon's sign-in state itself (every desktop but GNOME Shell with the project's
+/// extension), a passing notification says when a join's sign-in ended: "Signed in to …" or
+/// "Could not sign in to …".
 actor SignInAgent {
     /// The agent's name on the session bus: one agent per session.
     static let busName: BusName = "org.freedesktop.NetworkManager.HotspotHelper.Agent"
@@ -20,6 +23,10 @@ actor SignInAgent {
 
     private var byInterface: [ObjectPath: UInt32] = [:]
     private var interfaceOf: [UInt32: ObjectPath] = [:]
+    /// Each interface's last state, to tell a join's sign-in ending from a maintain cycle.
+    private var lastState: [ObjectPath: String] = [:]
+    /// The passing sign-in state notification per interface, replaced by the next one.
+    private var stateNotification: [ObjectPath: UInt32] = [:]
 
     init(daemon: DaemonClient, notifications: Notifications, opener: PageOpener, fallbackURL: String, desktop: DesktopPortalWindow?) {
         self.daemon = daemon
@@ -68,10 +75,14 @@ actor SignInAgent {
         case .uiRequired(let path, let helper, let network):
             await notify(path, helper: helper, network: network.name)
         case .propertiesChanged(let path, let interface, let changed):
-            guard interface == HotspotContract.interfaceInterface.rawValue, let state = changed[HotspotContract.Interface.state]?.string,
-                  state != "presenting-ui" else { return }
+            guard interface == HotspotContract.interfaceInterface.rawValue, let state = changed[HotspotContract.Interface.state]?.string
+            else { return }
+            let previous = lastState.updateValue(state, forKey: path)
+            guard state != "presenting-ui" else { return }
             await withdraw(path, because: "the interface is now \(state)")
+            if let outcome = SignInOutcome(from: previous, to: state) { await tell(outcome, path) }
         case .daemonStopped:
+            lastState = [:]
             for path in byInterface.keys { await withdraw(path, because: "hotspot-helperd stopped") }
         case .daemonStarted:
             await catchUp()
@@ -98,6 +109,29 @@ actor SignInAgent {
             byInterface[path] = id
             interfaceOf[id] = path
             AgentLog.write("notified: sign in to \(name) (notification \(id), \(path))")
+        } catch {
+            AgentLog.write("could not post a notification: \(error)")
+        }
+    }
+
+    /// A join's sign-in ended: say so where the desktop does not (a passing notification with no
+    /// action; the next one for the interface replaces it).
+    private func tell(_ outcome: SignInOutcome, _ path: ObjectPath) async {
+        if let desktop, await desktop.showsSignInState() {
+            AgentLog.write("not telling the sign-in state of \(path): GNOME Shell's Wi-Fi menu shows it")
+            return
+        }
+        guard let snapshot = try? await daemon.interface(at: path) else { return }
+        let network = snapshot.network?.name ?? ""
+        let name = network.isEmpty ? "this Wi-Fi network" : network
+        let (summary, body) = outcome.text(network: name, helper: snapshot.helper, reason: snapshot.reason)
+        do {
+            let id = try await notifications.notify(
+                replacing: stateNotification[path] ?? 0, summary: summary, body: body, actions: [],
+                hints: ["urgency": .byte(outcome == .signedIn ? 0 : 1), "transient": .bool(true), "category": .string("network"),
+                        "desktop-entry": .string("hotspot-helper-agent")])
+            stateNotification[path] = id
+            AgentLog.write("told: \(summary) (notification \(id), \(path))")
         } catch {
             AgentLog.write("could not post a notification: \(error)")
         }
@@ -131,5 +165,31 @@ actor SignInAgent {
         let snapshot = try? await daemon.interface(at: path)
         let url = (snapshot?.portalURL).flatMap { $0.isEmpty ? nil : $0 } ?? fallbackURL
         await opener.open(url, device: snapshot?.device)
+    }
+}
+
+/// How a join's sign-in ended, as the agent tells it: from evaluating, authenticating or
+/// presenting-ui to authenticated (signed in) or failure. A maintain cycle (maintaining →
+/// authenticated) is not news.
+enum SignInOutcome: Equatable {
+    case signedIn, failed
+
+    init?(from previous: String?, to state: String) {
+        guard let previous, ["evaluating", "authenticating", "presenting-ui"].contains(previous) else { return nil }
+        switch state {
+        case "authenticated": self = .signedIn
+        case "failure": self = .failed
+        default: return nil
+        }
+    }
+
+    /// Summary and body, in the words of the Shell extension's menu header (packaging/gnome-shell-extension/common/labels.js).
+    func text(network: String, helper: String, reason: String) -> (String, String) {
+        switch self {
+        case .signedIn:
+            return ("Signed in to \(network)", helper.isEmpty ? "Signed in" : "Signed in by \(helper)")
+        case .failed:
+            return ("Could not sign in to \(network)", reason.isEmpty ? "Sign-in failed" : "Sign-in failed: \(reason)")
+        }
     }
 }

@@ -3,7 +3,9 @@
 ///
 /// The rules: the first high answer wins at once; otherwise, once every helper asked has answered
 /// (a missed deadline or a departure counts as none), the highest confidence wins, ties going to
-/// the earliest answer; if nobody claimed the network it is not captive.
+/// the earliest answer; if nobody claimed the network it is not captive. A helper still awaited
+/// whose answer could at most tie the best claim so far (its ``HelperRegistration/highestConfidence``)
+/// is not waited for: ties go to the earlier answer, so it cannot change the verdict.
 public struct HelperArbiter: Hashable, Sendable {
     /// Where the arbitration stands.
     public enum Verdict: Hashable, Sendable {
@@ -26,11 +28,15 @@ public struct HelperArbiter: Hashable, Sendable {
     public private(set) var awaiting: Set<HelperID>
     private var claims: [Claim] = []
     private var firstHigh: HelperID?
+    /// The most confidence each helper asked may answer with (high when not said).
+    private let ceilings: [HelperID: Confidence]
 
-    /// Starts an arbitration among the helpers asked.
-    public init(asking helpers: [HelperID]) {
+    /// Starts an arbitration among the helpers asked; `ceilings` says which of them answer with
+    /// less than high at most.
+    public init(asking helpers: [HelperID], ceilings: [HelperID: Confidence] = [:]) {
         self.asked = helpers
         self.awaiting = Set(helpers)
+        self.ceilings = ceilings
     }
 
     /// Records a helper's confidence. Answers from helpers not awaited are ignored.
@@ -61,8 +67,9 @@ public struct HelperArbiter: Hashable, Sendable {
     /// Where the arbitration stands now.
     public var verdict: Verdict {
         if let firstHigh { return .chosen(firstHigh) }
-        guard awaiting.isEmpty else { return .undecided }
-        guard let best = claims.map(\.confidence).max() else { return .noClaim }
+        guard let best = claims.map(\.confidence).max() else { return awaiting.isEmpty ? .noClaim : .undecided }
+        // Whoever is still awaited could at most tie the best claim, and a tie goes to the earlier answer.
+        guard awaiting.allSatisfy({ (ceilings[$0] ?? .high) <= best }) else { return .undecided }
         // `claims` is in answer order, so the first claim at the best confidence is the earliest.
         return .chosen(claims.first { $0.confidence == best }!.helper)
     }

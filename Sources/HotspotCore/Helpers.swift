@@ -10,12 +10,19 @@ public struct HelperRegistration: Hashable, Sendable {
     /// maintain and logoff for that network, as on iOS. It receives filter-scan-list only if this
     /// includes filter-scan-list.
     public var commands: Set<CommandType>
+    /// The most confidence the helper ever answers evaluate with. Evaluation stops waiting for a
+    /// helper that can at most tie an answer already given (ties go to the earlier answer): the
+    /// built-in portal helper, which answers low at most and waits for a connectivity verdict to
+    /// answer, then holds up no one once another helper has claimed the network.
+    public var highestConfidence: Confidence
 
-    /// Creates a registration; by default the helper wants every command.
-    public init(identifier: HelperID, displayName: String, commands: Set<CommandType> = Set(CommandType.allCases)) {
+    /// Creates a registration; by default the helper wants every command and may answer high.
+    public init(identifier: HelperID, displayName: String, commands: Set<CommandType> = Set(CommandType.allCases),
+                highestConfidence: Confidence = .high) {
         self.identifier = identifier
         self.displayName = displayName
         self.commands = commands
+        self.highestConfidence = highestConfidence
     }
 }
 
@@ -30,14 +37,18 @@ public struct RegisteredHelper: Hashable, Sendable {
     public let commands: Set<CommandType>
     /// Increases with every registration; a helper that re-registers goes to the back.
     public let registrationOrder: UInt64
+    /// The most confidence it ever answers evaluate with (``HelperRegistration/highestConfidence``).
+    public let highestConfidence: Confidence
 
     /// A registered helper as the registry makes it (public for benchmarks and tools that drive
     /// ``ScanListAnnotator`` directly).
-    public init(identifier: HelperID, displayName: String, commands: Set<CommandType>, registrationOrder: UInt64) {
+    public init(identifier: HelperID, displayName: String, commands: Set<CommandType>, registrationOrder: UInt64,
+                highestConfidence: Confidence = .high) {
         self.identifier = identifier
         self.displayName = displayName
         self.commands = commands
         self.registrationOrder = registrationOrder
+        self.highestConfidence = highestConfidence
     }
 
     /// Whether the helper takes part in evaluation (and so in the state machine).
@@ -61,7 +72,8 @@ struct HelperRegistry: Sendable {
             identifier: registration.identifier,
             displayName: registration.displayName,
             commands: registration.commands,
-            registrationOrder: nextOrder
+            registrationOrder: nextOrder,
+            highestConfidence: registration.highestConfidence
         )
         nextOrder += 1
         helpers[registration.identifier] = helper

@@ -108,6 +108,14 @@ public struct HotspotCoordinator: Sendable {
             withMachine(interface, creating: false) { machine, context in
                 machine.portalDetected(now: now, context: &context, effects: &effects)
             }
+        case .networkActionFailed(let interface, let action, let reason):
+            guard machines[interface] != nil else { break }
+            switch action {
+            case .disconnect:
+                effects.append(.explain(interface, "NetworkManager did not disconnect \(interface) (\(reason)); it may still be joined"))
+            case .setAutoconnect(let enabled, let connection):
+                effects.append(.explain(interface, "NetworkManager did not switch autoconnect \(enabled ? "back on" : "off") for connection \(connection) (\(reason))"))
+            }
         }
         if context.persistentStateChanged {
             effects.append(.persist(context.persistent, beforeOtherEffects: context.autoconnectLedgerChanged))

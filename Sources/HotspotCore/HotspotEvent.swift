@@ -127,4 +127,17 @@ public enum HotspotEvent: Hashable, Sendable {
     /// machine does on authentication-required. At most `lateEvaluationLimit` times per association,
     /// so a portal that flaps cannot keep the helpers busy.
     case portalDetected(InterfaceID)
+    /// NetworkManager refused or failed an action the core asked for on the interface (its
+    /// ``HotspotEffect/disconnect(_:)``, or an autoconnect change for its connection): the
+    /// interface's reason says so, since what the user sees is not what the core decided (still
+    /// joined after a disconnect, autoconnect still on). The machine's state is unchanged.
+    case networkActionFailed(InterfaceID, NetworkAction, reason: String)
+}
+
+/// An action on NetworkManager the core asks for through its effects.
+public enum NetworkAction: Hashable, Sendable {
+    /// ``HotspotEffect/disconnect(_:)``.
+    case disconnect
+    /// ``HotspotEffect/enableAutoconnect(_:)`` (true) or ``HotspotEffect/disableAutoconnect(_:)`` (false).
+    case setAutoconnect(Bool, ConnectionID)
 }

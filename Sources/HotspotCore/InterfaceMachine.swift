@@ -124,14 +124,7 @@ extension InterfaceMachine {
     ) {
         if let command = outstanding.removeValue(forKey: answer.token) {
             finish(command, context: &context, effects: &effects)
-            var result = answer.result
-            if let problem {
-                reportProtocolError(command, problem, &effects)
-                result = .failure
-            } else if !command.command.accepts(result) {
-                reportProtocolError(command, "result \(result.rawValue) is not valid for \(command.command.rawValue)", &effects)
-                result = .failure
-            }
+            let result = checkedResult(of: answer, to: command, problem: problem, &effects)
             if command.command == .evaluate {
                 var confidence = Confidence.none
                 if result == .success {
@@ -147,16 +140,24 @@ extension InterfaceMachine {
             }
         } else if let command = scanList.outstanding.removeValue(forKey: answer.token) {
             finish(command, context: &context, effects: &effects)
-            var result = answer.result
-            if let problem {
-                reportProtocolError(command, problem, &effects)
-                result = .failure
-            } else if !command.command.accepts(result) {
-                reportProtocolError(command, "result \(result.rawValue) is not valid for \(command.command.rawValue)", &effects)
-                result = .failure
-            }
+            let result = checkedResult(of: answer, to: command, problem: problem, &effects)
             scanListAnswered(by: command.helper, claims: result == .success ? answer.claims : [], context: context, effects: &effects)
         }
+    }
+
+    /// The result an answer counts as: failure when it could not be understood (`problem`) or is
+    /// not valid for the command, either reported as a protocol error.
+    private func checkedResult(of answer: HelperAnswer, to command: OutstandingCommand, problem: String?,
+                               _ effects: inout [HotspotEffect]) -> CommandResult {
+        if let problem {
+            reportProtocolError(command, problem, &effects)
+            return .failure
+        }
+        guard command.command.accepts(answer.result) else {
+            reportProtocolError(command, "result \(answer.result.rawValue) is not valid for \(command.command.rawValue)", &effects)
+            return .failure
+        }
+        return answer.result
     }
 
     /// A command's deadline passed (its timer fired, or the daemon's call gave up).
@@ -334,7 +335,8 @@ extension InterfaceMachine {
             $0.evaluatesNetworks && !excluded.contains($0.identifier)
         }
         publish(context, &effects)
-        arbiter = HelperArbiter(asking: eligible.map(\.identifier))
+        arbiter = HelperArbiter(asking: eligible.map(\.identifier),
+                                ceilings: Dictionary(uniqueKeysWithValues: eligible.map { ($0.identifier, $0.highestConfidence) }))
         guard !eligible.isEmpty else {
             finishEvaluation(.noClaim, now: now, context: &context, effects: &effects)
             return

@@ -1,31 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 import Connectivity
 import HotspotCore
+import HotspotProtocol
 
-/// The manager's properties, as the engine names a change (BusPublisher encodes them).
-enum ManagerProperty: Sendable {
-    case interfaces, helpers, status, probePolicy
-}
-
-/// An interface object's properties, as the engine names a change (BusPublisher encodes them).
-enum InterfaceProperty: Sendable, CaseIterable {
-    case name, device, state, network, helper, connectivity, portalURL, venueInfoURL, sessionExpires, reason
-}
+/// The manager's and an interface object's properties, as the engine names a change: the
+/// contract's own declarations (``HotspotContract/Manager``, ``HotspotContract/Interface``), each
+/// declared once there; BusPublisher encodes them.
+typealias ManagerProperty = HotspotContract.Manager
+typealias InterfaceProperty = HotspotContract.Interface
 
 /// What the engine asks the bus server to announce, in the order it happened. Interfaces are
 /// named by their number, which stays with an interface name for the daemon's life.
 enum Announcement: Sendable {
     /// Manager properties changed: announced by name, their values read through the getters.
-    case manager([ManagerProperty])
+    case manager([PropertySpec])
     /// An interface object to export (then `Interfaces` is announced), or to withdraw.
     case interfaceAdded(number: Int)
     case interfaceRemoved(number: Int)
     /// An interface object's properties changed: named, with the record as it was then, so a
     /// state the engine passes through (authenticating) is announced even when the bus server
     /// gets to it after the next one.
-    case interface(InterfaceRecord, [InterfaceProperty])
+    case interface(InterfaceRecord, [PropertySpec])
     case uiRequired(interface: Int, displayName: String, network: Network)
-    case commandCompleted(interface: Int, helper: String, command: String, result: String, seconds: Double)
+    case commandCompleted(interface: Int, helper: HelperID, command: CommandType, completion: CommandCompletion, seconds: Double)
     /// An interface's annotated scan list changed in what a desktop shows (``ScanListSummary``).
     case scanListChanged(interface: Int)
 }
@@ -57,8 +54,9 @@ struct InterfaceRecord: Sendable {
     /// The venue's information page (RFC 8908 `venue-info-url`), "" when none.
     var venueInfoURL = ""
     var sessionExpires: UInt64 = 0
-    /// The chosen helper's reason for its last answer about the joined network, "" when none.
-    var reason = ""
+    /// Why the joined network is as it is: the chosen helper's reason for its last answer, or the
+    /// core's explanation.
+    var reason = InterfaceReason.none
 }
 
 /// CheckConnectivity's answer: the published values after a fresh check, and the check's reason.

@@ -52,30 +52,30 @@ final class BusPublisher: Service {
         switch announcement {
         case .manager(let properties):
             try? await bus.propertiesChanged(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
-                                             names: properties.map { Self.spec($0).key })
+                                             names: properties.map(\.key))
         case .interfaceAdded(let number):
             let path = HotspotContract.interfacePath(number)
             try? await bus.export([interfaceTable(number)], at: path)
             exported.withLock { _ = $0.insert(number) }
-            await announce(.manager([.interfaces]))
+            await announce(.manager([HotspotContract.Manager.interfaces]))
         case .interfaceRemoved(let number):
             exported.withLock { _ = $0.remove(number) }
             await bus.unexport(HotspotContract.interfacePath(number))
-            await announce(.manager([.interfaces]))
+            await announce(.manager([HotspotContract.Manager.interfaces]))
         case .interface(let record, let properties):
             var values: [String: DBusValue] = [:]
-            for p in properties { values[Self.spec(p).key] = await value(p, of: record) }
+            for p in properties { values[p.key] = await value(p, of: record) }
             try? await bus.propertiesChanged(path: HotspotContract.interfacePath(record.number), interface: HotspotContract.interfaceInterface, values)
         case .uiRequired(let number, let displayName, let network):
             // A broadcast: every uid may listen, so no location data (GetNetwork has it).
             try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                 member: HotspotContract.Manager.uiRequired.name,
                                 body: [.objectPath(HotspotContract.interfacePath(number)), .string(displayName), WireNetwork.encodePublic(network)])
-        case .commandCompleted(let number, let helper, let command, let result, let seconds):
+        case .commandCompleted(let number, let helper, let command, let completion, let seconds):
             try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                 member: HotspotContract.Manager.commandCompleted.name,
-                                body: [.objectPath(HotspotContract.interfacePath(number)), .string(helper), .string(command), .string(result),
-                                       .double(seconds)])
+                                body: [.objectPath(HotspotContract.interfacePath(number)), .string(helper.rawValue), .string(command.rawValue),
+                                       .string(completion.wireName), .double(seconds)])
         case .scanListChanged(let number):
             try? await bus.emit(path: HotspotContract.interfacePath(number), interface: HotspotContract.interfaceInterface,
                                 member: HotspotContract.Interface.scanListChanged.name, body: [])
@@ -205,7 +205,7 @@ final class BusPublisher: Service {
                     // CheckConnectivity is (network-control), and coalesced.
                     try await authorizer.require(.control, for: call)
                     let r = try await record()
-                    let caller = (try? await bus.credentials(of: call.sender)).map { "uid \($0.uid)" } ?? call.sender
+                    let caller = (try? await bus.credentials(of: call.sender))?.uid.map { "uid \($0)" } ?? call.sender
                     switch await connectivityChecks.check(interface: r.name.rawValue, caller: caller, round: { [engine] in
                         await engine.checkConnectivity(r.name)
                     }) {
@@ -224,8 +224,7 @@ final class BusPublisher: Service {
                 },
             ],
             getters: Dictionary(uniqueKeysWithValues: HotspotContract.interface.properties.map { spec in
-                let p = Self.property(spec)
-                return (spec, { [self] in await value(p, of: try await record()) } as DBusProperty.Getter)
+                (spec, { [self] in await value(spec, of: try await record()) } as DBusProperty.Getter)
             }))
     }
 
@@ -255,53 +254,23 @@ final class BusPublisher: Service {
         }
     }
 
-    static func spec(_ property: ManagerProperty) -> PropertySpec {
-        typealias M = HotspotContract.Manager
-        switch property {
-        case .interfaces: return M.interfaces
-        case .helpers: return M.helpers
-        case .status: return M.status
-        case .probePolicy: return M.probePolicy
-        }
-    }
-
-    static func spec(_ property: InterfaceProperty) -> PropertySpec {
+    /// An interface object's property, encoded in one place for `Get` and for announcements. The
+    /// contract declares the properties (``HotspotContract/interface``); the getters are derived
+    /// from that list, and each is encoded here.
+    func value(_ property: PropertySpec, of r: InterfaceRecord) async -> DBusValue {
         typealias I = HotspotContract.Interface
         switch property {
-        case .name: return I.name
-        case .device: return I.device
-        case .state: return I.state
-        case .network: return I.network
-        case .helper: return I.helper
-        case .connectivity: return I.connectivity
-        case .portalURL: return I.portalUrl
-        case .venueInfoURL: return I.venueInfoUrl
-        case .sessionExpires: return I.sessionExpires
-        case .reason: return I.reason
-        }
-    }
-
-    /// The engine's name for a property of the contract's Interface.
-    static func property(_ spec: PropertySpec) -> InterfaceProperty {
-        guard let p = InterfaceProperty.allCases.first(where: { Self.spec($0) == spec }) else {
-            preconditionFailure("the Interface declaration has a property \(spec.key) the engine does not name")
-        }
-        return p
-    }
-
-    /// An interface object's property, encoded in one place for `Get` and for announcements.
-    func value(_ property: InterfaceProperty, of r: InterfaceRecord) async -> DBusValue {
-        switch property {
-        case .name: return .string(r.name.rawValue)
-        case .device: return .objectPath(await devicePath(r.name) ?? "/")
-        case .state: return .string((r.status?.state ?? .inactive).rawValue)
-        case .network: return Self.networkValue(r.status?.network)
-        case .helper: return .string(r.status?.chosenHelperDisplayName ?? "")
-        case .connectivity: return .string(Self.wire(r.connectivity))
-        case .portalURL: return .string(r.portalURL)
-        case .venueInfoURL: return .string(r.venueInfoURL)
-        case .sessionExpires: return .uint64(r.sessionExpires)
-        case .reason: return .string(r.reason)
+        case I.name: return .string(r.name.rawValue)
+        case I.device: return .objectPath(await devicePath(r.name) ?? "/")
+        case I.state: return .string((r.status?.state ?? .inactive).rawValue)
+        case I.network: return Self.networkValue(r.status?.network)
+        case I.helper: return .string(r.status?.chosenHelperDisplayName ?? "")
+        case I.connectivity: return .string(Self.wire(r.connectivity))
+        case I.portalUrl: return .string(r.portalURL)
+        case I.venueInfoUrl: return .string(r.venueInfoURL)
+        case I.sessionExpires: return .uint64(r.sessionExpires)
+        case I.reason: return .string(r.reason.text)
+        default: preconditionFailure("the Interface declaration has a property \(property.key) that BusPublisher does not encode")
         }
     }
 

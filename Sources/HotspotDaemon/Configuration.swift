@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import SystemSupport
 import BuiltInHelpers
 import Connectivity
 #if canImport(Glibc)

@@ -45,6 +45,8 @@ actor ConnectivityCheckGate<Answer: Sendable> {
         asked[asker] = time
         forgetOldAskers(at: time)
         if let running = rounds[interface] { return .shared(await running.value) }
+        // Outlives this caller on purpose: later callers share the round, and it finishes for them
+        // even when the first caller is cancelled (a bus call given up).
         let task = Task { await round() }
         rounds[interface] = task
         let answer = await task.value

@@ -105,6 +105,7 @@ actor ConnectivityMonitor {
         links[interface] = Link(id: id, ssid: ssid, schedule: schedule, capport: api.map(apiClient), joinedAt: ContinuousClock.now,
                                 patience: JoinPatience(bound: settings.joinPatience))
         if fromProfile == nil {
+            // Outlives joined(): owned by the link (cancelled when it is left), and awaited by checks.
             links[interface]?.discovery = Task { [weak self] in await self?.discoverCaptivePortalAPI(interface, ssid: ssid) }
         }
         restartLoop(interface)
@@ -194,6 +195,8 @@ actor ConnectivityMonitor {
 
     private func restartLoop(_ interface: String) {
         links[interface]?.loop?.cancel()
+        // Outlives its caller: the link's check loop, owned by the link and cancelled when it is left
+        // or the loop restarts.
         links[interface]?.loop = Task { [weak self] in
             while !Task.isCancelled {
                 guard let self else { return }
@@ -247,6 +250,8 @@ actor ConnectivityMonitor {
         }
         // Refused or timed out in the join's first seconds: checked again until something definite
         // answers (JoinPatience); whoever asks meanwhile waits for that answer.
+        // Outlives this caller on purpose: the check in flight is the link's (`inflight`), shared by
+        // everyone who asks meanwhile, and ends by the probe timeout.
         let task = Task { [weak self] () -> ProbeVerdict in
             var verdict = await once()
             while let self, let delay = await self.patienceDelay(interface, after: verdict) {

@@ -34,11 +34,12 @@ public enum Daemon {
         do { bus = try busAddress.map { try Connection(address: $0) } ?? Connection.system() } catch {
             throw DaemonError("cannot connect to the system bus: \(error). Is dbus running? (DBUS_SYSTEM_BUS_ADDRESS overrides the address)")
         }
-        // One thread receives a message, runs the tasks it resumes and sends what they send
-        // (docs/ARCHITECTURE.md, "A join, hop by hop"). Blocking work has threads of its own;
-        // the one exception is the rare save that must precede its effects (Engine.handle).
+        // The connection's own thread does libdbus's I/O and runs the connection actor's jobs only;
+        // the engine and every other task run on the programs' global executor (docs/ARCHITECTURE.md,
+        // "Where tasks run"). Blocking work has threads of its own (DetachedThread); the one exception
+        // is the rare save that must precede its effects (Engine.handle), which holds a worker.
         let client = NetworkManagerClient(connection: bus)
-        let actions = NetworkManagerActions(bus: bus, client: client)
+        let actions = NetworkManagerActions(client: client)
         let provisioner = ProfileProvisioner(client: client, log: log)
         if !configuration.provisionProfiles {
             log.info("provisioning is off ([daemon] provision-profiles=false): helpers' passwords reach NetworkManager only through the secret agent; profiles an earlier run left are withdrawn")
@@ -68,6 +69,7 @@ public enum Daemon {
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup) },
             gracefulShutdownSignals: [], logger: log))
+        // Unstructured because it must run beside group.run(), which it ends; cancelled on the way out.
         let stopping = Task {
             let reason = await firstOf(stop, disconnection: bus)
             log.info("shutting down: \(reason)")
@@ -76,6 +78,9 @@ public enum Daemon {
         defer { stopping.cancel() }
         var failure: (any Error)?
         do { try await group.run() } catch { failure = error }
+        // NetworkManager hears every action the engine asked for (a disconnect, an autoconnect
+        // change) before the daemon lets go of the bus.
+        await engine.finishNetworkEffects()
         await provisioner.withdrawAll(waitingAtMost: .seconds(5))
         if await bus.isConnected { try? await bus.releaseName(HotspotContract.busName) }
         await bus.close()
@@ -144,7 +149,7 @@ public enum Daemon {
                 helper = InProcessHelper(options: ProfileHelper.options) { profileHelper.handle($0) }
             default:
                 let portalHelper = PortalHelper(environment: environment, log: helperLog)
-                helper = InProcessHelper(options: PortalHelper.options) { portalHelper.handle($0) }
+                helper = InProcessHelper(options: PortalHelper.options, highestConfidence: PortalHelper.highestConfidence) { portalHelper.handle($0) }
             }
             do { try await engine.register(inProcess: helper) } catch {
                 log.error("built-in helper '\(name)' could not register: \(error)")
@@ -155,6 +160,7 @@ public enum Daemon {
     /// Waits for `stop` or the bus connection ending, whichever comes first.
     static func firstOf(_ stop: @escaping @Sendable () async -> String, disconnection bus: Connection) async -> String {
         let (stream, continuation) = AsyncStream<String>.makeStream()
+        // Two waits raced; the loser is cancelled below (a bus disconnection wait ends with the bus).
         let tasks = [Task { continuation.yield(await stop()) },
                      Task { continuation.yield("the bus connection ended: \(await bus.disconnection())") }]
         var iterator = stream.makeAsyncIterator()

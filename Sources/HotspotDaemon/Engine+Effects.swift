@@ -12,6 +12,14 @@ import Logging
 extension Engine {
     // MARK: - Effects out
 
+    /// Shutdown: NetworkManager hears every action the engine asked for, and nothing after.
+    /// Closed on the engine, so the effects of an event being handled are queued whole or not at
+    /// all (a failed sign-in's disconnect never goes without its autoconnect change), then waited
+    /// for.
+    func finishNetworkEffects() async {
+        await networkEffects.drain()
+    }
+
     func execute(_ effect: HotspotEffect) async {
         switch effect {
         case .sendCommand(let request):
@@ -21,22 +29,29 @@ extension Engine {
                 // A call with a deadline keeps listening until its D-Bus timeout (deadline + 2 s);
                 // present-ui has none, so its call ends now.
                 if f.request.deadline != nil { lingering[token] = (f.task, f.request) } else { f.task.cancel() }
-                await completed(f.request, result: "cancelled", seconds: seconds(since: f.started))
+                await completed(f.request, .cancelled, seconds: seconds(since: f.started))
             }
         case .disconnect(let name):
             log.info("disconnecting \(name)")
             guard let network else { return }
-            Task { [log] in
-                do { try await network.disconnect(interface: name) } catch { log.error("could not disconnect \(name): \(error)") }
+            networkEffects.enqueue(lane: name.rawValue) { [weak self, log] in
+                do { try await network.disconnect(interface: name) } catch {
+                    log.error("could not disconnect \(name): \(error)")
+                    await self?.handle(.networkActionFailed(name, .disconnect, reason: "\(error)"))
+                }
             }
         case .disableAutoconnect(let connection), .enableAutoconnect(let connection):
             let enable: Bool
             if case .enableAutoconnect = effect { enable = true } else { enable = false }
             log.info("\(enable ? "restoring" : "switching off") autoconnect for connection \(connection)")
             guard let network else { return }
-            Task { [log] in
+            // Behind the disconnect of the interface on that connection (a failed sign-in asks
+            // for both), in the order the core asked.
+            let name = interfaces.first { $0.value.status?.connection == connection }?.key
+            networkEffects.enqueue(lane: name?.rawValue ?? "connection \(connection)") { [weak self, log] in
                 do { try await network.setAutoconnect(enable, connection: connection) } catch {
                     log.error("could not set autoconnect=\(enable) on \(connection): \(error)")
+                    if let name { await self?.handle(.networkActionFailed(name, .setAutoconnect(enable, connection), reason: "\(error)")) }
                 }
             }
         case .armTimer(let id, let at):
@@ -50,22 +65,22 @@ extension Engine {
             r.status = s
             interfaces[s.interface] = r
             if old?.state != s.state { log.info("\(s.interface): \(old?.state.rawValue ?? "inactive") → \(s.state.rawValue)") }
-            var changed: [InterfaceProperty] = []
-            if old?.state != s.state { changed.append(.state) }
-            if old?.network != s.network { changed.append(.network) }
-            if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(.helper) }
+            var changed: [PropertySpec] = []
+            if old?.state != s.state { changed.append(InterfaceProperty.state) }
+            if old?.network != s.network { changed.append(InterfaceProperty.network) }
+            if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(InterfaceProperty.helper) }
             if !changed.isEmpty { announce(.interface(r, changed)) }
             // Signed in, or signed in again: NetworkManager checks again now. A maintain that
-            // found the session alive needs no new check, unless a held join waits for one.
-            if old?.state != s.state, s.state == .authenticated, s.chosenHelper != nil,
-               old?.state != .maintaining || holds[s.interface]?.isEmpty == false {
+            // found the session alive needs no new check, unless a held join waits for one
+            // (checkHolds asks for it).
+            if old?.state != s.state, s.state == .authenticated, s.chosenHelper != nil, old?.state != .maintaining {
                 recheckNetworkManager(s.interface)
             }
             checkHolds(s.interface)
             if old?.state != s.state, s.state == .authenticated, let monitor {
                 // Signed in or maintained: look again soon (this also learns a new session end),
-                // after the announcement, whose task is queued first.
-                Task { await monitor.recheckSoon(s.interface.rawValue) }
+                // after the announcement, queued above.
+                await monitor.recheckSoon(s.interface.rawValue)
             }
         case .publishScanList(let name, let list):
             guard let r = interfaces[name] else { return }
@@ -88,24 +103,17 @@ extension Engine {
             break // returned to the caller through handle()
         case .explain(let name, let text):
             // The chosen helper's reason for its answer was published just before; it stays, after
-            // the core's (an earlier explanation of the core's is replaced, not nested).
-            let helperReason = interfaces[name]?.reason ?? ""
-            let last = helperReason.isEmpty || helperReason.hasPrefix(Self.explanationMark) ? "" : "; its last answer: \(helperReason)"
+            // the core's (``InterfaceReason/explaining(_:)``).
             log.info("\(name): \(text)")
-            setReason(name, Self.explanationMark + text + last)
+            setReason(name, (interfaces[name]?.reason ?? .none).explaining(text))
         }
     }
 
-    /// Starts a `Reason` the core explains (``HotspotEffect/explain(_:_:)``), so that the next
-    /// explanation replaces it instead of quoting it.
-    static let explanationMark = "hotspot-helperd: "
-
     /// CommandCompleted, on the interface's path: its number is kept for good, so commands that
     /// end because the interface is going away are reported too.
-    func completed(_ request: CommandRequest, result: String, seconds: Double) async {
-        guard let number = numbers[request.interface] else { return }
-        announce(.commandCompleted(interface: number, helper: request.helper.rawValue, command: request.command.rawValue,
-                                   result: result, seconds: seconds))
+    func completed(_ request: CommandRequest, _ completion: CommandCompletion, seconds: Double) async {
+        guard let number = numbering.existingNumber(for: request.interface) else { return }
+        announce(.commandCompleted(interface: number, helper: request.helper, command: request.command, completion: completion, seconds: seconds))
     }
 
     /// Makes sure the sleeper wakes by the earliest deadline armed (``TimerSchedule``).
@@ -113,6 +121,8 @@ extension Engine {
         guard !timers.isCovered(by: sleeperTarget), let earliest = timers.earliest else { return }
         sleeper?.cancel()
         sleeperTarget = earliest
+        // Outlives its caller: the one sleeper until the earliest timer, owned (`sleeper`) and
+        // cancelled when an earlier timer replaces it; the core's timers are not structured work.
         sleeper = Task { [weak self] in
             try? await Task.sleep(until: earliest, clock: .continuous)
             guard !Task.isCancelled else { return }
@@ -149,6 +159,8 @@ extension Engine {
         let timeout = request.deadline.map { $0 + .seconds(2) } ?? .seconds(7 * 24 * 3600)
         let started = ContinuousClock.now
         let answer = endpoint.transport.send(wire, timeout: timeout)
+        // Outlives send(): the call to the helper, owned by `inflight` (then `lingering`), cancelled
+        // when the helper leaves; the engine must not wait for a helper's answer.
         let task = Task { [weak self] in
             guard let outcome = await answer() else { return }
             await self?.commandFinished(request, outcome: outcome)
@@ -171,22 +183,22 @@ extension Engine {
         case .answered(let response):
             log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms\(response.reason.map { ": \($0)" } ?? "")")
             // The commands only the chosen helper gets say why the joined network is as it is.
-            if [.authenticate, .maintain, .presentUI, .logoff].contains(request.command) { setReason(request.interface, response.reason ?? "") }
+            if [.authenticate, .maintain, .presentUI, .logoff].contains(request.command) { setReason(request.interface, InterfaceReason(helperSaid: response.reason)) }
             await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
                                                       confidence: response.confidence, claims: response.claims)))
-            await completed(request, result: response.result.rawValue, seconds: secs)
+            await completed(request, .answered(response.result), seconds: secs)
             // As the core counts them: the claims of a successful answer, none otherwise.
             if request.command == .filterScanList, let provisioner, let helper = core.helpers.first(where: { $0.identifier == request.helper }) {
                 await provisioner.helperAnswered(helper, asked: request.networks, claims: response.result == .success ? response.claims : [])
             }
         case .malformed(let problem):
             await handle(.helperAnswerMalformed(request.token, helper: request.helper, problem: problem))
-            await completed(request, result: "failure", seconds: secs)
+            await completed(request, .answered(.failure), seconds: secs)
         case .timedOut:
             await handle(.helperTimedOut(request.token))
-            await completed(request, result: "timed-out", seconds: secs)
+            await completed(request, .timedOut, seconds: secs)
         case .vanished:
-            await completed(request, result: "helper-left", seconds: secs)
+            await completed(request, .helperLeft, seconds: secs)
             if let transport = helpers[request.helper]?.transport { await helperVanished(request.helper, transport: transport) }
         }
     }

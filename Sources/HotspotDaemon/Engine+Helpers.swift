@@ -21,31 +21,14 @@ extension Engine {
     /// registrations racing each other cannot all pass a check.
     func register(_ request: HelperRegistrationRequest, transport: any HelperTransport) async throws {
         let display = request.displayName, identifier = request.identifier.rawValue, id = request.identifier
-        // An identifier stays with the user who first registered it: another
-        // user cannot take over a helper's cache entries and passwords by reusing its name.
-        if let owner = identifierOwners[id], request.uid != 0, request.uid != owner {
-            throw HotspotError(.notAllowed, "the identifier '\(UntrustedText.forLog(identifier))' belongs to a helper of another user (uid \(owner)); "
-                               + "only that user or root may register it. Choose another Identifier")
-        }
-        if let peer = transport.peer, let (mine, _) = helpers.first(where: { $0.value.transport.peer == peer }) {
-            throw HotspotError(.alreadyRegistered, "this connection is already registered as helper '\(mine)'; call UnregisterHelper first")
-        }
-        if helpers[id] != nil {
-            throw HotspotError(.alreadyRegistered, "a helper with identifier '\(identifier)' is already registered by another process")
-        }
+        let registered = helpers.map { HelperAdmission.Registered(identifier: $0.key, peer: $0.value.transport.peer, uid: $0.value.uid) }
+        if let refusal = admission.refuses(id, peer: transport.peer, uid: request.uid, beside: registered) { throw HotspotError(refusal) }
         if let why = transport.left {
             throw HotspotError(.invalidArgs, "the caller is gone: \(why)")
         }
-        if let uid = request.uid, uid != 0 {
-            let mine = helpers.values.filter { $0.uid == uid }.count
-            guard mine < Self.maximumHelpersPerUser else {
-                throw HotspotError(.notAllowed, "uid \(uid) has \(mine) helpers registered, the most one user may have; "
-                                   + "unregister one (or end its process) first")
-            }
-        }
         try await admit(id, HelperEndpoint(transport: transport, purpose: request.purpose, uid: request.uid),
                         displayName: display, commands: request.commands)
-        if let uid = request.uid, identifierOwners[id] == nil || uid != 0 { identifierOwners[id] = uid }
+        admission.admitted(id, uid: request.uid)
         let from = transport.peer ?? "the daemon", via = transport.route.rawValue
         log.info("helper '\(UntrustedText.forLog(display))' (\(UntrustedText.forLog(identifier))) registered from \(from), commands via \(via)")
         await publishHelpers()
@@ -61,25 +44,24 @@ extension Engine {
         }
         let commands = helper.options.commands ?? Set(CommandType.allCases)
         let endpoint = HelperEndpoint(transport: InProcessTransport(helper), purpose: helper.options.purpose)
-        try await admit(id, endpoint, displayName: helper.options.displayName, commands: commands)
-        identifierOwners[id] = 0
+        try await admit(id, endpoint, displayName: helper.options.displayName, commands: commands, highestConfidence: helper.highestConfidence)
+        admission.admittedBuiltIn(id)
         log.info("built-in helper '\(helper.options.displayName)' (\(id.rawValue)) registered in the daemon")
         await publishHelpers()
     }
 
     /// Records the endpoint, then tells the core (which may send commands at once, so the
     /// endpoint must be known first); undone when the core declines.
-    func admit(_ id: HelperID, _ endpoint: HelperEndpoint, displayName: String, commands: Set<CommandType>) async throws {
+    func admit(_ id: HelperID, _ endpoint: HelperEndpoint, displayName: String, commands: Set<CommandType>,
+               highestConfidence: Confidence = .high) async throws {
         helpers[id] = endpoint
-        let effects = await handle(.helperRegistered(HelperRegistration(identifier: id, displayName: displayName, commands: commands)))
+        let effects = await handle(.helperRegistered(HelperRegistration(identifier: id, displayName: displayName, commands: commands,
+                                                                        highestConfidence: highestConfidence)))
         for case .requestDeclined(.registration(_, let reason)) in effects {
             helpers[id] = nil
             throw HotspotError(.alreadyRegistered, reason)
         }
     }
-
-    /// The most helpers one user other than root may have registered at once.
-    static let maximumHelpersPerUser = 8
 
     /// A helper's transport says it is gone: it left the bus, or its command channel closed.
     func transportGone(_ transport: any HelperTransport, why: String) async {
@@ -107,7 +89,7 @@ extension Engine {
         for (token, f) in inflight where f.request.helper == id {
             f.task.cancel()
             inflight[token] = nil
-            await completed(f.request, result: "helper-left", seconds: seconds(since: f.started))
+            await completed(f.request, .helperLeft, seconds: seconds(since: f.started))
         }
         for (token, l) in lingering where l.request.helper == id {
             l.task.cancel()
@@ -132,7 +114,31 @@ extension Engine {
     }
 
     func publishHelpers() async {
-        announce(.manager([.helpers]))
+        announce(.manager([ManagerProperty.helpers]))
     }
 
+}
+
+extension HotspotError {
+    /// A refused registration, in words a helper's author can act on.
+    init(_ refusal: HelperAdmission.Refusal) {
+        switch refusal {
+        case .identifierOwned(let id, let owner):
+            self.init(.notAllowed, "the identifier '\(UntrustedText.forLog(id.rawValue))' belongs to a helper of another user (uid \(owner)); "
+                      + "only that user or root may register it. Choose another Identifier")
+        case .connectionRegistered(let mine):
+            self.init(.alreadyRegistered, "this connection is already registered as helper '\(mine)'; call UnregisterHelper first")
+        case .identifierTaken(let id):
+            self.init(.alreadyRegistered, "a helper with identifier '\(id.rawValue)' is already registered by another process")
+        case .builtInIdentifier:
+            self.init(.notAllowed, "identifiers starting with '\(HelperAdmission.builtInPrefix)' belong to the daemon's built-in helpers; "
+                      + "choose another Identifier (a reverse-DNS name such as com.example.hotspot)")
+        case .builtInDisplayName(let display, let taken):
+            self.init(.notAllowed, "DisplayName '\(UntrustedText.forLog(display, limit: 80))' reads as '\(taken)', the name of one of "
+                      + "the daemon's built-in helpers (compared ignoring case, spacing and invisible characters); choose a name of your own")
+        case .tooManyForUser(let uid, let count):
+            self.init(.notAllowed, "uid \(uid) has \(count) helpers registered, the most one user may have; "
+                      + "unregister one (or end its process) first")
+        }
+    }
 }

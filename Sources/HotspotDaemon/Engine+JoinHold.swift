@@ -1,23 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 import HotspotCore
 
-/// How a join held by NetworkManager's pre-up dispatcher script ended (``Engine/settleJoin(_:)``),
-/// as `SettleJoin` answers it.
-enum JoinHoldOutcome: String, Sendable {
-    /// A helper signed in, and NetworkManager re-checked its connectivity.
-    case signedIn = "signed-in"
-    /// No helper claims the network: nothing to sign in to on the desktop's behalf.
-    case noHelper = "no-helper"
-    /// The chosen helper needs the user (presenting-ui): the desktop's own portal flow takes over.
-    case needsUser = "needs-user"
-    /// The sign-in failed (the daemon disconnects the network).
-    case failed
-    /// The network was left while the join was held.
-    case left
-    /// The bound (`[daemon] join-hold`) passed first.
-    case timedOut = "timed-out"
-    /// Not a Wi-Fi interface the daemon follows, or not between its addresses and ACTIVATED.
-    case notJoining = "not-joining"
+/// A `SettleJoin` call's request that NetworkManager's client report the join early, until
+/// its answer reaches the engine in order with NetworkManager's other events.
+///
+/// The answer must come that way: the dispatcher runs right after NetworkManager announced the
+/// activation (often right after a leave, when it switches networks), and the engine may not
+/// have heard those events yet. Asked directly, the client could answer about the join before
+/// (still activated: nothing new reported, the hold runs to its bound), and a hold registered
+/// before the engine heard the leave would settle on the last link's state.
+enum EarlyReport {
+    /// Asked; the call has not started waiting yet.
+    case requested
+    /// The call waits for the answer: nil to hold the join, or how the call ends.
+    case waiting(CheckedContinuation<JoinHoldOutcome?, Never>)
+    /// Answered before the call started waiting.
+    case answered(JoinHoldOutcome?)
 }
 
 /// Signing in before the desktop sees the connection.
@@ -35,22 +33,27 @@ extension Engine {
     func settleJoin(_ name: InterfaceID) async -> JoinHoldOutcome {
         guard interfaces[name] != nil, let network else { return .notJoining }
         let started = ContinuousClock.now
-        guard await network.reportJoinEarly(interface: name) else {
-            log.info("\(name): NetworkManager's pre-up hook asked, but the device is not being activated; nothing to hold")
-            return .notJoining
-        }
         nextHold += 1
         let id = nextHold
         let bound = joinHold
-        let outcome = await withCheckedContinuation { (c: CheckedContinuation<JoinHoldOutcome, Never>) in
-            holds[name, default: [:]][id] = c
-            checkHolds(name)
-            if holds[name]?[id] != nil {
-                Task { [weak self] in
-                    try? await Task.sleep(for: bound)
-                    await self?.releaseHold(name, id: id, .timedOut)
+        // The bound is a child of this call: it ends (cancelled) as soon as the hold is answered.
+        let outcome = await withTaskGroup(of: Void.self) { group in
+            group.addTask { [weak self] in
+                try? await Task.sleep(for: bound)
+                guard !Task.isCancelled else { return }
+                await self?.releaseHold(name, id: id, .timedOut)
+            }
+            let outcome: JoinHoldOutcome
+            if let early = await joinReported(name, id: id, network: network) {
+                outcome = early
+            } else {
+                outcome = await withCheckedContinuation { (c: CheckedContinuation<JoinHoldOutcome, Never>) in
+                    holds[name, default: [:]][id] = c
+                    checkHolds(name)
                 }
             }
+            group.cancelAll()
+            return outcome
         }
         let ms = (ContinuousClock.now - started).components
         let elapsed = ms.seconds * 1000 + ms.attoseconds / 1_000_000_000_000_000
@@ -58,44 +61,82 @@ extension Engine {
         switch outcome {
         case .timedOut:
             log.warning("\(name): released the join NetworkManager held for the daemon after the bound of \(bound) ([daemon] join-hold) while \(state)")
+        case .notJoining:
+            log.info("\(name): NetworkManager's pre-up hook asked, but the device is not being activated; nothing to hold")
         default:
             log.info("\(name): released the join NetworkManager held for the daemon after \(elapsed) ms: \(outcome.rawValue)")
         }
         return outcome
     }
 
-    /// Answers the holds on `name` whose join has settled.
-    func checkHolds(_ name: InterfaceID) {
-        guard holds[name]?.isEmpty == false, let link = links[name]?.id, let status = interfaces[name]?.status else { return }
-        let outcome: JoinHoldOutcome
-        switch status.state {
-        case .authenticated where status.chosenHelper == nil: outcome = .noHelper
-        case .authenticated:
-            // Signed in: released once NetworkManager has re-checked, so it announces the
-            // connection with a verdict made after the sign-in.
-            guard network == nil || networkManagerRechecked[name] == link else { return }
-            outcome = .signedIn
-        case .presentingUI: outcome = .needsUser
-        case .failure: outcome = .failed
-        case .inactive, .evaluating, .authenticating, .maintaining, .loggingOff: return
+    /// Has NetworkManager's client report the join on `name` and waits for the answer to come
+    /// through NetworkManager's events (``EarlyReport``): nil when the join is reported and the
+    /// engine has heard it, else how the call ends (not joining, or the bound passed first).
+    private func joinReported(_ name: InterfaceID, id: UInt64, network: any NetworkControl) async -> JoinHoldOutcome? {
+        earlyReports[id] = .requested
+        guard await network.reportJoinEarly(interface: name, token: id) else {
+            earlyReports[id] = nil
+            return .notJoining
         }
-        releaseHolds(name, outcome)
+        return await withCheckedContinuation { (c: CheckedContinuation<JoinHoldOutcome?, Never>) in
+            if case .answered(let outcome)? = earlyReports.removeValue(forKey: id) {
+                c.resume(returning: outcome)
+            } else {
+                earlyReports[id] = .waiting(c)
+            }
+        }
+    }
+
+    /// NetworkManager's client answered the request `token` to report a join early; every event
+    /// before the answer has reached the engine.
+    func joinReportedEarly(token: UInt64, reported: Bool) {
+        answerEarlyReport(token, reported ? nil : .notJoining)
+    }
+
+    /// Answers the call `id` while it waits for its report: with the client's answer, or the
+    /// bound's (`overriding`), which wins over an answer the call has not read yet.
+    private func answerEarlyReport(_ id: UInt64, _ outcome: JoinHoldOutcome?, overriding: Bool = false) {
+        switch earlyReports[id] {
+        case .waiting(let c)?:
+            earlyReports[id] = nil
+            c.resume(returning: outcome)
+        case .requested?: earlyReports[id] = .answered(outcome)
+        case .answered?: if overriding { earlyReports[id] = .answered(outcome) }
+        case nil: break
+        }
+    }
+
+    /// Answers the holds on `name` whose join has settled (``JoinHoldOutcome/settled(by:networkManagerRechecked:)``).
+    func checkHolds(_ name: InterfaceID) {
+        guard holds[name]?.isEmpty == false, let link = link(name) else { return }
+        let status = interfaces[name]?.status
+        let rechecked = network == nil || networkManagerRechecked[name] == link
+        if let outcome = JoinHoldOutcome.settled(by: status, networkManagerRechecked: rechecked) {
+            releaseHolds(name, outcome)
+        } else if JoinHoldOutcome.needsRecheck(by: status, rechecked: rechecked, asked: networkManagerRecheckAsked[name] == link) {
+            recheckNetworkManager(name)
+        }
     }
 
     func releaseHolds(_ name: InterfaceID, _ outcome: JoinHoldOutcome) {
         for (_, c) in holds.removeValue(forKey: name) ?? [:] { c.resume(returning: outcome) }
     }
 
-    func releaseHold(_ name: InterfaceID, id: Int, _ outcome: JoinHoldOutcome) {
-        guard let c = holds[name]?.removeValue(forKey: id) else { return }
-        c.resume(returning: outcome)
+    /// Ends the call `id` (the bound passed), whether it waits for the report or for the join.
+    func releaseHold(_ name: InterfaceID, id: UInt64, _ outcome: JoinHoldOutcome) {
+        if earlyReports[id] != nil {
+            answerEarlyReport(id, outcome, overriding: true)
+        } else {
+            holds[name]?.removeValue(forKey: id)?.resume(returning: outcome)
+        }
     }
 
     /// A helper signed in (or signed in again): NetworkManager is asked to check connectivity now
     /// rather than at its next interval, so the desktop hears "full" within a second.
     func recheckNetworkManager(_ name: InterfaceID) {
-        guard let network, let link = links[name]?.id else { return }
-        Task { [weak self, log] in
+        guard let network, let link = link(name) else { return }
+        networkManagerRecheckAsked[name] = link
+        networkEffects.enqueue(lane: name.rawValue) { [weak self, log] in
             do {
                 let verdict = try await network.recheckConnectivity()
                 log.info("\(name): NetworkManager re-checked connectivity after the sign-in: \(verdict)")
@@ -107,7 +148,7 @@ extension Engine {
     }
 
     func networkManagerRechecked(_ name: InterfaceID, link: UInt64) {
-        guard links[name]?.id == link else { return }
+        guard self.link(name) == link else { return }
         networkManagerRechecked[name] = link
         checkHolds(name)
     }

@@ -15,9 +15,11 @@ public protocol NetworkControl: Sendable {
     func setAutoconnect(_ enabled: Bool, connection: ConnectionID) async throws
     /// Has NetworkManager check connectivity now; returns its verdict, for the log.
     func recheckConnectivity() async throws -> String
-    /// Reports the join on `interface` now, before NetworkManager announces it (its pre-up
-    /// dispatcher holds the activation); false when the interface is not being activated.
-    func reportJoinEarly(interface: InterfaceID) async -> Bool
+    /// Asks for the join on `interface` to be reported now, before NetworkManager announces it
+    /// (its pre-up dispatcher holds the activation). The answer comes in order with
+    /// NetworkManager's other events, as ``Engine/joinReportedEarly(token:reported:)``; false
+    /// when it cannot be asked (NetworkManager is not being followed).
+    func reportJoinEarly(interface: InterfaceID, token: UInt64) async -> Bool
 }
 
 /// The daemon's heart: feeds events to the pure core and carries out its effects — commands to
@@ -34,6 +36,8 @@ public actor Engine {
     private var stateGeneration: UInt64 = 0
     /// NetworkManager's actions (disconnect, autoconnect); nil in tests that need none.
     let network: (any NetworkControl)?
+    /// Runs them in order per interface; shutdown waits for them (``NetworkEffects``).
+    nonisolated let networkEffects = NetworkEffects()
     /// Probes each joined link; nil when connectivity checks are off.
     let monitor: ConnectivityMonitor?
     /// Keeps NetworkManager profiles for the networks helpers supply passwords for; nil when
@@ -57,28 +61,29 @@ public actor Engine {
     /// ignored there, but it proves the helper alive (the unresponsive rule).
     var lingering: [CommandToken: (task: Task<Void, Never>, request: CommandRequest)] = [:]
     var helpers: [HelperID: HelperEndpoint] = [:]
-    /// The uid that registered each identifier since the daemon started.
-    var identifierOwners: [HelperID: UInt32] = [:]
+    /// Who may register a helper (the core's rules), and the uid that registered each identifier.
+    var admission = HelperAdmission(builtInDisplayNames: HelperRegistrationRequest.reservedDisplayNames)
     var interfaces: [InterfaceID: InterfaceRecord] = [:]
-    var nextInterfaceNumber = 0
-    var numbers: [InterfaceID: Int] = [:]
-    /// Each interface's current link (a join, until it is left), numbered when the engine learns of
-    /// it: the monitor tags its reports with it, and a report about a link already left (still
-    /// queued between the monitor and the engine when the leave was handled) is dropped. Joined
-    /// again to the same network without a leave (NetworkManager announcing it once more) is the
-    /// same link, as it is for the monitor.
-    var links: [InterfaceID: (id: UInt64, ssid: SSID)] = [:]
-    var lastLink: UInt64 = 0
+    /// Interface numbers, and each interface's current link (a join, until it is left), numbered
+    /// when the engine learns of it (``LinkNumbering``): the monitor tags its reports with it, and
+    /// a report about a link already left (still queued between the monitor and the engine when
+    /// the leave was handled) is dropped.
+    var numbering = LinkNumbering()
     /// The number of the interface's current link, if it is joined.
-    func link(_ name: InterfaceID) -> UInt64? { links[name]?.id }
+    func link(_ name: InterfaceID) -> UInt64? { numbering.link(name) }
     var status = ManagerStatus.Value.determining
     /// How long NetworkManager's pre-up hook may hold a join (``settleJoin(_:)``).
     let joinHold: Duration
+    /// The `SettleJoin` calls waiting for NetworkManager's events to reach their request to
+    /// report the join early (``EarlyReport``), by number.
+    var earlyReports: [UInt64: EarlyReport] = [:]
     /// The `SettleJoin` calls waiting for each interface's join to settle, by number.
-    var holds: [InterfaceID: [Int: CheckedContinuation<JoinHoldOutcome, Never>]] = [:]
-    var nextHold = 0
+    var holds: [InterfaceID: [UInt64: CheckedContinuation<JoinHoldOutcome, Never>]] = [:]
+    var nextHold: UInt64 = 0
     /// The link on which NetworkManager last re-checked connectivity after a sign-in.
     var networkManagerRechecked: [InterfaceID: UInt64] = [:]
+    /// The link on which NetworkManager was last asked to re-check connectivity.
+    var networkManagerRecheckAsked: [InterfaceID: UInt64] = [:]
 
     /// Dependencies come in here, once: nothing is attached later and nothing points back.
     init(configuration: DaemonConfiguration, log: Logger, network: (any NetworkControl)?,
@@ -110,8 +115,9 @@ public actor Engine {
         let effects = core.handle(event, now: now)
         // A changed autoconnect ledger is on disk before anything else is carried out, so
         // NetworkManager never hears of an autoconnect change that a crash right after could make
-        // the daemon forget; that save blocks this thread (the bus thread) for its fsync, which is
-        // rare (a failed sign-in, a forgotten network). A change to the cache alone is handed to a
+        // the daemon forget; that save holds the engine (and the executor's worker running it) for
+        // its fsync, which is rare (a failed sign-in, a forgotten network); the bus thread is not
+        // held. A change to the cache alone is handed to a
         // thread of its own after the other effects, so its fsync is not between a helper's
         // answer and the next command (a crash before it lands costs one evaluation). Each state
         // gets its generation here, before any suspension, so the writer keeps the core's order
@@ -139,10 +145,10 @@ public actor Engine {
     /// device may be another one: `Device` is announced.
     func interfaceAppeared(_ name: InterfaceID) async {
         if let r = interfaces[name] {
-            announce(.interface(r, [.device]))
+            announce(.interface(r, [InterfaceProperty.device]))
             return
         }
-        let number = numbers[name] ?? { nextInterfaceNumber += 1; numbers[name] = nextInterfaceNumber; return nextInterfaceNumber }()
+        let number = numbering.number(for: name)
         interfaces[name] = InterfaceRecord(number: number, name: name)
         announce(.interfaceAdded(number: number))
         log.info("interface \(name) appeared")
@@ -151,7 +157,7 @@ public actor Engine {
     /// A Wi-Fi interface went away.
     func interfaceVanished(_ name: InterfaceID) async {
         guard let record = interfaces.removeValue(forKey: name) else { return }
-        links[name] = nil
+        numbering.left(name)
         releaseHolds(name, .left)
         await monitor?.left(name.rawValue)
         await handle(.interfaceRemoved(name))
@@ -174,19 +180,16 @@ public actor Engine {
     func joined(_ name: InterfaceID, network: Network, connection: ConnectionID) async {
         guard interfaces[name] != nil else { return }
         log.info("\(name) joined \(network.ssid.displayForm) (\(network.bssid)) through connection \(connection)")
-        setReason(name, "")  // the last network's reason stays until the next join, so a failure can be read after the disconnect
+        setReason(name, .none)  // the last network's reason stays until the next join, so a failure can be read after the disconnect
         // The first check starts before the helpers are asked, so their verdict requests join it.
-        if links[name]?.ssid != network.ssid {
-            lastLink += 1
-            links[name] = (lastLink, network.ssid)
-        }
-        await monitor?.joined(name.rawValue, ssid: network.ssid, link: links[name]?.id ?? lastLink)
+        let link = numbering.joined(name, ssid: network.ssid)
+        await monitor?.joined(name.rawValue, ssid: network.ssid, link: link)
         await handle(.connectivityGained(name, network: network, connection: connection))
     }
 
     func left(_ name: InterfaceID) async {
         guard interfaces[name] != nil else { return }
-        links[name] = nil  // before any suspension: reports of this link are stale from here on
+        numbering.left(name)  // before any suspension: reports of this link are stale from here on
         releaseHolds(name, .left)
         await monitor?.left(name.rawValue)
         await setConnectivity(name, connectivity: .unknown, portalURL: "", venueInfoURL: "", sessionExpires: 0)
@@ -197,7 +200,7 @@ public actor Engine {
     /// `PortalUrl` and `SessionExpires`, and tell the core when an RFC 8908 session ends. A check
     /// of a link that has since been left (or left and joined again) is dropped.
     func connectivityChecked(_ name: InterfaceID, link: UInt64, verdict: ProbeVerdict, published: ProbeVerdict.State) async {
-        guard interfaces[name] != nil, links[name]?.id == link else { return }
+        guard interfaces[name] != nil, self.link(name) == link else { return }
         let connectivity = LinkConnectivity(published)
         var expires: UInt64 = 0
         var remaining: Int64?
@@ -225,7 +228,7 @@ public actor Engine {
     /// CheckConnectivity(): a fresh check, then the published values and the verdict's reason.
     func checkConnectivity(_ name: InterfaceID) async -> ConnectivityAnswer {
         var reason = "not associated with a network"
-        if let monitor, interfaces[name]?.status?.network != nil, let link = links[name]?.id {
+        if let monitor, interfaces[name]?.status?.network != nil, let link = link(name) {
             let v = await monitor.verdict(for: name.rawValue, fresh: true)
             // The monitor reports every check through its stream too; this one is applied now, so
             // the values returned below are this check's.
@@ -244,7 +247,7 @@ public actor Engine {
     func networkManagerCheckChanged(_ check: ProbePolicy.NetworkManagerCheck?) async {
         guard let monitor, let next = await monitor.follow(networkManager: check) else { return }
         log.info("connectivity: NetworkManager's check changed; \(next.explanation)")
-        announce(.manager([.probePolicy]))
+        announce(.manager([ManagerProperty.probePolicy]))
     }
 
     /// NetworkManager's primary connection changed, or NetworkManager left (nil).
@@ -258,7 +261,7 @@ public actor Engine {
         let value = ManagerStatus.compute(primary: primary) { interfaces[$0]?.connectivity }
         guard value != status else { return }
         status = value
-        announce(.manager([.status]))
+        announce(.manager([ManagerProperty.status]))
     }
 
     func scanListChanged(_ name: InterfaceID, _ networks: [Network]) async {
@@ -274,21 +277,21 @@ public actor Engine {
 
     func setConnectivity(_ name: InterfaceID, connectivity: LinkConnectivity, portalURL: String, venueInfoURL: String, sessionExpires: UInt64) async {
         guard var r = interfaces[name] else { return }
-        var changed: [InterfaceProperty] = []
-        if r.connectivity != connectivity { r.connectivity = connectivity; changed.append(.connectivity) }
-        if r.portalURL != portalURL { r.portalURL = portalURL; changed.append(.portalURL) }
-        if r.venueInfoURL != venueInfoURL { r.venueInfoURL = venueInfoURL; changed.append(.venueInfoURL) }
-        if r.sessionExpires != sessionExpires { r.sessionExpires = sessionExpires; changed.append(.sessionExpires) }
+        var changed: [PropertySpec] = []
+        if r.connectivity != connectivity { r.connectivity = connectivity; changed.append(InterfaceProperty.connectivity) }
+        if r.portalURL != portalURL { r.portalURL = portalURL; changed.append(InterfaceProperty.portalUrl) }
+        if r.venueInfoURL != venueInfoURL { r.venueInfoURL = venueInfoURL; changed.append(InterfaceProperty.venueInfoUrl) }
+        if r.sessionExpires != sessionExpires { r.sessionExpires = sessionExpires; changed.append(InterfaceProperty.sessionExpires) }
         interfaces[name] = r
         if !changed.isEmpty { announce(.interface(r, changed)) }
     }
 
-    /// Publishes the chosen helper's reason for its answer (`Reason`).
-    func setReason(_ name: InterfaceID, _ reason: String) {
+    /// Publishes why the joined network is as it is (`Reason`).
+    func setReason(_ name: InterfaceID, _ reason: InterfaceReason) {
         guard var r = interfaces[name], r.reason != reason else { return }
         r.reason = reason
         interfaces[name] = r
-        announce(.interface(r, [.reason]))
+        announce(.interface(r, [InterfaceProperty.reason]))
     }
 
     // MARK: - Requests from the bus (already authorised)

@@ -25,12 +25,12 @@ struct HelperRegistrationRequest: Sendable {
     /// scalars: one letter and 3,000 combining marks is one `Character`).
     static let displayNameBound = TextBound(scalars: maximumDisplayNameLength)
     static let purposeBound = TextBound(scalars: maximumPurposeLength)
-    /// Identifiers of this prefix belong to the daemon's own built-in helpers.
-    static let reservedPrefix = "builtin."
     /// The built-in helpers' display names, which no helper on the bus may take in any spelling a
     /// person would read as the same (`NameFolding`): a helper named "Known Networks" would pass for
     /// the daemon's own in `hotspotctl`, the shell and polkit's dialog.
     static let reservedDisplayNames = [ProfileHelper.options.displayName, PortalHelper.options.displayName]
+    /// The core's rule on display names (``HelperAdmission/refusesDisplayName(_:)``).
+    static let admission = HelperAdmission(builtInDisplayNames: reservedDisplayNames)
 
     /// Parses and bounds `options`.
     init(options: [String: DBusValue], uid: UInt32?) throws(HotspotError) {
@@ -41,10 +41,7 @@ struct HelperRegistrationRequest: Sendable {
             throw HotspotError(.invalidArgs, "DisplayName has \(Self.displayNameBound.measure(display)); keep it to about 15 characters "
                                + "(\(Self.displayNameBound))")
         }
-        if let taken = NameFolding.matching(display, in: Self.reservedDisplayNames) {
-            throw HotspotError(.notAllowed, "DisplayName '\(UntrustedText.forLog(display, limit: 80))' reads as '\(taken)', the name of one of "
-                               + "the daemon's built-in helpers (compared ignoring case, spacing and invisible characters); choose a name of your own")
-        }
+        if let refusal = Self.admission.refusesDisplayName(display) { throw HotspotError(refusal) }
         try Self.refuseControlCharacters(display, option: "DisplayName")
         let identifier = options["Identifier"]?.string ?? display
         guard !identifier.isEmpty, identifier.utf8.count <= Self.maximumIdentifierLength else {
@@ -52,10 +49,7 @@ struct HelperRegistrationRequest: Sendable {
         }
         try Self.refuseControlCharacters(identifier, option: "Identifier")
         // The built-in helpers run in the daemon and never register over the bus.
-        if NameFolding.key(identifier).hasPrefix(Self.reservedPrefix) {
-            throw HotspotError(.notAllowed, "identifiers starting with '\(Self.reservedPrefix)' belong to the daemon's built-in helpers; "
-                               + "choose another Identifier (a reverse-DNS name such as com.example.hotspot)")
-        }
+        if let refusal = HelperAdmission.refusesIdentifier(HelperID(identifier)) { throw HotspotError(refusal) }
         var commands = Set(CommandType.allCases)
         if let list = options["Commands"] {
             guard let names = list.strings, list.arrayItems?.count == names.count else {

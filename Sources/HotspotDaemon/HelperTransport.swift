@@ -192,6 +192,7 @@ final class HelperConnector: Sendable {
         let rule = MatchRule(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                              member: "NameOwnerChanged", arguments: [0: sender])
         let changes = try await bus.signals(matching: rule)
+        // Outlives register: the helper's departure watch, owned by its transport, which cancels it on close.
         transport.attach(watch: Task {
             for await signal in changes where signal.body.count == 3 && signal.body[2].string == "" {
                 await transport.departed("it left the bus")
@@ -213,6 +214,7 @@ final class HelperConnector: Sendable {
         do {
             let (mine, theirs) = try Connection.socketPair()
             let link = try await bus.adoptPeerLink(mine, role: .server, acceptsCalls: false, maximumMessageSize: Self.channelMaximumMessage) { _, reason in
+                // Called on the bus thread, which must not wait on the engine: departing hops off it.
                 Task { await transport.departed("its command channel closed (\(UntrustedText.forLog(reason)))") }
             }
             transport.attach(link: link, release: release)

@@ -53,6 +53,8 @@ final class NetworkManagerWatcher: Service {
             await engine.password(for: SSID(bytes: ssid))?.secret
         }
         let agentEvents = try await agent.start()
+        // Outlives this call: logs the secret agent's events until their stream ends with the agent;
+        // cancelled when the watcher stops.
         let agentLog = Task { [log] in
             for await e in agentEvents {
                 switch e {
@@ -110,6 +112,9 @@ final class NetworkManagerWatcher: Service {
             await engine.networkManagerCheckChanged(check)
         case .overloaded(let dropped):
             log.warning("NetworkManager: signals came faster than they could be handled (\(dropped) dropped); re-reading its state")
+        case .joinReportedEarly(_, let token, let reported):
+            // Behind every event before it: the engine already knows the join (or the leave).
+            await engine.joinReportedEarly(token: token, reported: reported)
         }
     }
 
@@ -137,7 +142,6 @@ final class NetworkManagerWatcher: Service {
 /// What the engine asks of NetworkManager, and what the connectivity monitor reads from it, by
 /// interface name: the device path comes from the client's model.
 struct NetworkManagerActions: NetworkControl {
-    let bus: Connection
     let client: NetworkManagerClient
 
     func disconnect(interface: InterfaceID) async throws {
@@ -149,28 +153,16 @@ struct NetworkManagerActions: NetworkControl {
     /// daemon restarts, unlike settings object paths; ``ConnectionReference``), and resolved to a
     /// path when acted on.
     func setAutoconnect(_ enabled: Bool, connection: ConnectionID) async throws {
-        let path: ObjectPath
-        switch ConnectionReference(text: connection.rawValue) {
-        case .settings(let p)?:
-            path = p
-        case .uuid(let uuid)?:
-            let reply = try await bus.call(destination: NetworkManagerNames.busName, path: NetworkManagerNames.settingsPath,
-                                           interface: NetworkManagerNames.settings, member: "GetConnectionByUuid",
-                                           body: [.string(uuid.rawValue)])
-            guard let p = reply.first?.objectPath else { return }
-            path = p
-        case nil:
-            return
-        }
-        try await client.setAutoconnect(enabled, connection: path)
+        guard let reference = ConnectionReference(text: connection.rawValue) else { return }
+        try await client.setAutoconnect(enabled, profile: reference)
     }
 
     func recheckConnectivity() async throws -> String {
         "\(try await client.checkConnectivity())"
     }
 
-    func reportJoinEarly(interface: InterfaceID) async -> Bool {
-        await client.reportJoinEarly(interface: interface.rawValue)
+    func reportJoinEarly(interface: InterfaceID, token: UInt64) async -> Bool {
+        await client.reportJoinEarly(interface: interface.rawValue, token: token)
     }
 
     /// The DNS servers NetworkManager reports for an interface's link (empty when unknown).

@@ -101,6 +101,7 @@ actor ProfileProvisioner {
         guard waitingForDeactivation else { return }
         requestReconcile()
         recheck?.cancel()
+        // Outlives its caller: a delayed second look, owned (`recheck`) and cancelled by the next.
         recheck = Task { [weak self] in
             try? await Task.sleep(for: .seconds(2))
             guard !Task.isCancelled else { return }
@@ -112,6 +113,8 @@ actor ProfileProvisioner {
     /// the daemon's stop; what is not deleted then is adopted or withdrawn by the next start).
     nonisolated func withdrawAll(waitingAtMost limit: Duration) async {
         let (done, finished) = AsyncStream<Void>.makeStream()
+        // Both outlive this call when the limit passes first: a stuck NetworkManager must not hold
+        // up the stop; the process exits right after.
         let work = Task { await self.withdrawAll(); finished.yield() }
         let timer = Task { try? await Task.sleep(for: limit); finished.yield() }
         for await _ in done { break }
@@ -145,6 +148,8 @@ actor ProfileProvisioner {
     private func requestReconcile() {
         guard !reconciling else { pending = true; return }
         reconciling = true
+        // Outlives its caller: one reconciliation at a time (`reconciling`), which runs again while
+        // requests arrive; withdrawAll at shutdown waits for NetworkManager itself.
         Task { await self.reconcileUntilSettled() }
     }
 
@@ -180,6 +185,7 @@ actor ProfileProvisioner {
         waitingForDeactivation = plan.keptWhileActive
         await carryOut(plan.actions)
         if plan.keptWhileAdopting, adoptionTimer == nil, let adoptUntil {
+            // Outlives its caller: the adoption deadline, owned (`adoptionTimer`) and cancelled when met.
             adoptionTimer = Task { [weak self] in
                 try? await Task.sleep(until: adoptUntil, clock: .continuous)
                 guard !Task.isCancelled else { return }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #if canImport(Glibc)
+import SystemSupport
 import Glibc
 #endif
 import HotspotCore

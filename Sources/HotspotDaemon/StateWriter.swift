@@ -5,6 +5,7 @@ import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import SystemSupport
 #endif
 
 /// Writes the core's ``PersistentState`` to the ``StateFile``, either at once

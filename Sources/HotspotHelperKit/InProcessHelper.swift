@@ -8,10 +8,13 @@ import HotspotProtocol
 /// nothing a built-in helper answers (a profile's Wi-Fi password, say) crosses the system bus.
 public struct InProcessHelper: Sendable {
     public let options: HotspotHelperOptions
+    /// The most confidence it ever answers evaluate with (``HelperRegistration/highestConfidence``).
+    public let highestConfidence: Confidence
     private let handler: HotspotHelper.Handler
 
-    public init(options: HotspotHelperOptions, handler: @escaping HotspotHelper.Handler) {
+    public init(options: HotspotHelperOptions, highestConfidence: Confidence = .high, handler: @escaping HotspotHelper.Handler) {
         self.options = options
+        self.highestConfidence = highestConfidence
         self.handler = handler
     }
 

@@ -34,7 +34,7 @@ extension HotspotContract {
         public static let forgetNetwork = MethodSpec("ForgetNetwork", inputs: [DBusArgument("ssid", "ay")])
         public static let checkPermission = MethodSpec("CheckPermission", inputs: [DBusArgument("action", "s")], outputs: [DBusArgument("result", "s")])
         /// For NetworkManager's pre-up dispatcher script (root only): the join on `interface` is
-        /// settled before NetworkManager announces it (``JoinHold``).
+        /// settled before NetworkManager announces it; answers a ``JoinHoldOutcome``.
         public static let settleJoin = MethodSpec("SettleJoin", inputs: [DBusArgument("interface", "s")], outputs: [DBusArgument("outcome", "s")])
 
         public static let interfaces = PropertySpec("Interfaces", "ao")

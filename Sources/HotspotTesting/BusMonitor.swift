@@ -31,7 +31,7 @@ public final class BusMonitor: Sendable {
     public static func start(on bus: PrivateBus) async throws -> BusMonitor {
         let process = try ManagedProcess.launch("/usr/bin/dbus-monitor", ["--address", bus.address])
         // Becoming a monitor makes the daemon take the monitor's unique name back (NameLost).
-        guard await process.waitForOutput(containing: "member=NameLost", timeout: .seconds(10)) else {
+        guard await process.waitForOutput(containing: "member=NameLost", timeout: SafetyNet.wait) else {
             process.stop()
             throw TestKitError.timeout("dbus-monitor did not start monitoring: \(process.output)")
         }
@@ -43,7 +43,7 @@ public final class BusMonitor: Sendable {
     /// Returns once dbus-monitor has printed everything the bus carried before this call: it
     /// sends a marker on `connection` (a GetNameOwner for a name no one owns) and waits for the
     /// monitor to print it, as the bus delivers messages to a monitor in order.
-    public func catchUp(_ connection: Connection, timeout: Duration = .seconds(10)) async throws {
+    public func catchUp(_ connection: Connection, timeout: Duration = SafetyNet.wait) async throws {
         let marker = "org.example.Marker.M\(UInt64.random(in: 0..<UInt64.max))"
         _ = try? await connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                                        member: "GetNameOwner", body: [.string(marker)])

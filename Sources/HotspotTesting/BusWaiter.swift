@@ -32,7 +32,7 @@ public final class BusWaiter: Sendable {
 
     /// Returns when `condition` holds; throws ``TestKitError/timeout(_:)`` naming `what`, with
     /// `context()`, after `timeout`.
-    public func until(_ what: String, timeout: Duration = .seconds(20), context: () -> String = { "" },
+    public func until(_ what: String, timeout: Duration = SafetyNet.wait, context: () -> String = { "" },
                       _ condition: () async throws -> Bool) async throws {
         try await changes.until(what, timeout: timeout, context: context, condition)
     }

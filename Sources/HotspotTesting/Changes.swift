@@ -56,7 +56,7 @@ public final class Changes: Sendable {
 
     /// Returns when `condition` holds; throws ``TestKitError/timeout(_:)`` naming `what`, with
     /// `context()`, after `timeout`.
-    public func until(_ what: String, timeout: Duration = .seconds(20), context: () -> String = { "" },
+    public func until(_ what: String, timeout: Duration = SafetyNet.wait, context: () -> String = { "" },
                       _ condition: () async throws -> Bool) async throws {
         guard try await holds(within: timeout, condition) else {
             throw TestKitError.timeout("\(what): not within \(timeout)\n\(context())")
@@ -137,7 +137,7 @@ public final class Counter: Sendable {
     public var value: Int { count.load(ordering: .relaxed) }
 
     /// Returns once the count is at least `n`; throws naming `what` after `timeout`.
-    public func wait(atLeast n: Int = 1, _ what: String, timeout: Duration = .seconds(10)) async throws {
+    public func wait(atLeast n: Int = 1, _ what: String, timeout: Duration = SafetyNet.wait) async throws {
         try await changes.until(what, timeout: timeout) { value >= n }
     }
 }

@@ -49,13 +49,13 @@ public protocol DaemonScenarioParts: Sendable {
     var core: DaemonScenario { get }
     /// What a failed wait shows (by default the daemon's log).
     var diagnostics: String { get }
-    /// How long a wait may take before it fails (by default 10 s).
+    /// How long a wait may take before it fails (by default ``SafetyNet/wait``).
     var patience: Duration { get }
 }
 
 extension DaemonScenarioParts {
     public var diagnostics: String { "--- daemon log ---\n\(core.daemon.log.suffix(4000))" }
-    public var patience: Duration { .seconds(10) }
+    public var patience: Duration { SafetyNet.wait }
 
     public var bus: PrivateBus { core.bus }
     public var nm: DBusMock { core.nm }
@@ -128,7 +128,7 @@ extension DaemonScenarioParts {
 
     /// Calls a method of the manager object as root (the client connection).
     @discardableResult
-    public func manager(_ member: MemberName, _ body: [DBusValue] = [], timeout: Duration = .seconds(10)) async throws -> [DBusValue] {
+    public func manager(_ member: MemberName, _ body: [DBusValue] = [], timeout: Duration = SafetyNet.wait) async throws -> [DBusValue] {
         try await core.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
                                    interface: HotspotContract.managerInterface, member: member, body: body, timeout: timeout)
     }
@@ -157,10 +157,9 @@ extension DaemonScenarioParts {
     /// Whether NetworkManager was asked to disconnect the device.
     public func disconnected() async throws -> Bool { try await calls(core.device).contains { $0.method == "Disconnect" } }
 
-    /// Waits until the daemon publishes wlan0 (woken by its `Interfaces` announcements); start-up
-    /// on a machine running every suite at once is given at least 20 s.
+    /// Waits until the daemon publishes wlan0 (woken by its `Interfaces` announcements).
     public func waitForInterface() async throws {
-        try await core.waiter.until("the daemon publishes wlan0", timeout: max(patience, .seconds(20)), context: { diagnostics }) {
+        try await core.waiter.until("the daemon publishes wlan0", timeout: patience, context: { diagnostics }) {
             (try? await managerProperty("Interfaces"))?.objectPaths?.contains(interfacePath) == true
         }
     }

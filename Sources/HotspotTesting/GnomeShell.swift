@@ -199,7 +199,8 @@ public final class GnomeShell: Sendable {
         kill(pid_t(pid), SIGTERM)
     }
 
-    static func sessionBusConfiguration(listen socket: URL, services: URL) -> String {
+    /// GNOME Shell's session bus in a test, on the host or in another release's root.
+    public static func sessionBusConfiguration(listen socket: URL, services: URL) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">

@@ -182,7 +182,7 @@ public final class ManagedProcess: Sendable {
     }
 
     /// Waits until the output contains `text`; returns false on timeout or exit.
-    public func waitForOutput(containing text: String, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForOutput(containing text: String, timeout: Duration = SafetyNet.wait) async -> Bool {
         // Ends at the text, or when the process is gone and its output read.
         _ = await changes.holds(within: timeout) { output.contains(text) || pipesClosed }
         return output.contains(text)

@@ -29,7 +29,7 @@ public final class SimulatedPortal: Sendable {
         }
         let command = prefix + [sim, "serve", "--mode", mode] + options + ["--listen", listen, "--dns-listen", dnsListen]
         let p = try ManagedProcess.launch(command[0], Array(command.dropFirst()), name: "hotspot-portal-sim \(mode)")
-        guard await p.waitForOutput(containing: "dns on", timeout: .seconds(10)),
+        guard await p.waitForOutput(containing: "dns on", timeout: SafetyNet.wait),
               let port = Self.port(after: "listening on http://", in: p.output), let dnsPort = Self.port(after: "dns on ", in: p.output)
         else {
             p.stop()

@@ -48,7 +48,7 @@ public final class TLSFront: Sendable {
                 "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,cert=\(path("server.pem")),verify=0",
                 "TCP:127.0.0.1:\(target)",
             ])
-            if await p.waitForOutput(containing: " listening on ", timeout: .seconds(5)) {
+            if await p.waitForOutput(containing: " listening on ", timeout: SafetyNet.wait) {
                 return TLSFront(directory: dir, port: port, process: p)
             }
             p.stop()

@@ -166,4 +166,9 @@ public enum NetworkManagerEvent: Sendable {
     /// `ConnectivityCheckUri`) after the snapshot and whenever it changes; nil while NetworkManager
     /// is away or does not say. Reported only when it differs from the last report.
     case connectivityCheckChanged(ConnectivityCheckSettings?)
+    /// The answer to ``NetworkManagerClient/reportJoinEarly(interface:token:)``: whether the join
+    /// on `interface` was reported (a `.deviceActivated` before this event, or earlier when
+    /// ACTIVATED had already come). Every event before it reflects what NetworkManager announced
+    /// before the request.
+    case joinReportedEarly(interface: String, token: UInt64, reported: Bool)
 }

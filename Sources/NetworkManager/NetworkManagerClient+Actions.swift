@@ -51,6 +51,24 @@ extension NetworkManagerClient {
         }
     }
 
+    /// The settings object of the profile `reference` names (`Settings.GetConnectionByUuid` for a
+    /// UUID, whose error says when NetworkManager has no such profile).
+    public nonisolated func settingsPath(of reference: ConnectionReference) async throws -> ObjectPath? {
+        switch reference {
+        case .settings(let path):
+            return path
+        case .uuid(let uuid):
+            return try await nmCall(NetworkManagerNames.settingsPath, NetworkManagerNames.settings, "GetConnectionByUuid",
+                                    [.string(uuid.rawValue)]).first?.objectPath
+        }
+    }
+
+    /// ``setAutoconnect(_:connection:)`` on the profile `reference` names.
+    public nonisolated func setAutoconnect(_ enabled: Bool, profile reference: ConnectionReference) async throws {
+        guard let path = try await settingsPath(of: reference) else { return }
+        try await setAutoconnect(enabled, connection: path)
+    }
+
     /// The saved Wi-Fi profiles whose `802-11-wireless.ssid` is `ssid` (for "forget network").
     public nonisolated func connections(ssid: [UInt8]) async throws -> [SavedConnection] {
         var out: [SavedConnection] = []

@@ -31,6 +31,8 @@ public actor NetworkManagerClient {
         /// Report the access-point lists that changed since the last report (see
         /// ``pendingAccessPointDevices``, which an owner change empties).
         case flushAccessPoints
+        /// ``reportJoinEarly(interface:token:)``: handled behind every signal read before it.
+        case reportJoinEarly(interface: String, token: UInt64)
     }
 
     struct DeviceRecord {
@@ -192,6 +194,10 @@ public actor NetworkManagerClient {
         case .flushAccessPoints:
             flushQueued = false
             await flushAccessPoints()
+        case .reportJoinEarly(let interface, let token):
+            await flushAccessPoints()
+            let reported = await reportEarly(interface)
+            emit(.joinReportedEarly(interface: interface, token: token, reported: reported))
         }
     }
 
@@ -385,13 +391,26 @@ public actor NetworkManagerClient {
         }
     }
 
-    /// Reports the join on the Wi-Fi device `interface` now, before NetworkManager announces it,
-    /// for NetworkManager's pre-up dispatcher: it runs once the interface has its addresses
-    /// (IP_CHECK) and NetworkManager waits for it before announcing ACTIVATED. The join is
-    /// reported as `.deviceActivated`, as ACTIVATED would report it, and ACTIVATED then reports
-    /// nothing new. Returns whether the device's join is reported (false: no such Wi-Fi device,
-    /// or it is not between its addresses and ACTIVATED).
-    public func reportJoinEarly(interface: String) async -> Bool {
+    /// Asks for the join on the Wi-Fi device `interface` to be reported now, before NetworkManager
+    /// announces it, for NetworkManager's pre-up dispatcher: it runs once the interface has its
+    /// addresses (IP_CHECK) and NetworkManager waits for it before announcing ACTIVATED. The join
+    /// is reported as `.deviceActivated`, as ACTIVATED would report it (ACTIVATED then reports
+    /// nothing new), and the answer is `.joinReportedEarly` with `token`.
+    ///
+    /// The request is handled in order with the signals: behind every signal read before it,
+    /// so a leave and a new activation NetworkManager announced before running its dispatcher
+    /// are reported first, and the answer is about the join under way, never the one before.
+    /// Returns false when the client is not following NetworkManager (nothing will answer).
+    public func reportJoinEarly(interface: String, token: UInt64) -> Bool {
+        guard let inputs else { return false }
+        inputs.yield(.reportJoinEarly(interface: interface, token: token))
+        return true
+    }
+
+    /// Reports the join on `interface` early (``reportJoinEarly(interface:token:)``); returns
+    /// whether it is reported (false: no such Wi-Fi device, or it is not between its addresses
+    /// and ACTIVATED).
+    private func reportEarly(_ interface: String) async -> Bool {
         guard let path = devicePath(interface: interface) else { return false }
         if model.devices[path]?.activated != true { await activated(path, early: true) }
         return model.devices[path]?.activated == true

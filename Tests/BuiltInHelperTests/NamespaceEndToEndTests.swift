@@ -63,7 +63,7 @@ extension DaemonEndToEnd.NamespaceEndToEndTests {
         _ = try await nm.mockCall(c, path: nmPath, "AddActiveConnection", [.strings([device]), "/org/freedesktop/NetworkManager/Settings/cityfree",
                                                                             "/org/freedesktop/NetworkManager/AccessPoint/ap1", "active1", .uint32(2)])
         var last = ""
-        try await waiter.until("State authenticated, Connectivity full", timeout: .seconds(30), context: { "\(last)\n\(daemon.log.suffix(5000))" }) {
+        try await waiter.until("State authenticated, Connectivity full", context: { "\(last)\n\(daemon.log.suffix(5000))" }) {
             last = "\(await property("State")) \(await property("Connectivity"))"
             return last == "authenticated full"
         }

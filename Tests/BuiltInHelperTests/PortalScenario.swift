@@ -21,8 +21,6 @@ struct PortalScenario: DaemonScenarioParts {
     let dns: SimulatorDNS
     let profiles: ProfilesDirectory
     let tls: TLSFront?
-    /// Sign-ins over loopback on a busy machine: waits may take longer than the default.
-    var patience: Duration { .seconds(20) }
 
     typealias AP = MockAccessPoint
 
@@ -92,6 +90,18 @@ struct PortalScenario: DaemonScenarioParts {
 
     /// The kinds of what clients did at the simulator.
     var events: [String] { sim.events().map(\.kind) }
+
+    /// With no profile, the built-in portal helper alone signs into `config`'s portal: State
+    /// authenticated, Connectivity full, Helper "Portal", and the simulator recorded `event`.
+    static func expectThePortalHelperAloneSignsIn(_ config: PortalSimulatorConfiguration, recording event: String,
+                                                  sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let s = try await start(config)
+        defer { Task { await s.stop() } }
+        try await s.join("CityFree")
+        try await s.waitFor(state: "authenticated", connectivity: "full")
+        #expect(try await s.string("Helper") == "Portal", sourceLocation: sourceLocation)
+        #expect(s.events.contains(event), "\(s.diagnostics)", sourceLocation: sourceLocation)
+    }
 
     func checkConnectivity() async throws -> [String: DBusValue] {
         try await client.call(destination: HotspotContract.busName, path: interfacePath, interface: HotspotContract.interfaceInterface,

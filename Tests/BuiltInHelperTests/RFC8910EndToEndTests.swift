@@ -49,7 +49,7 @@ extension DaemonEndToEnd {
             try await s.nm.addDHCP4Config(s.client, device: s.device, address: "127.0.0.1", server: "127.0.0.1")
             try await s.join("CityFree")
             try await s.waitFor(state: "authenticated", connectivity: "full")
-            try await s.waitUntil("maintain extended the session", timeout: .seconds(30)) { s.events.contains("extend") }
+            try await s.waitUntil("maintain extended the session") { s.events.contains("extend") }
             #expect(s.events.filter { $0 == "accepted" }.count == 1, "one sign-in, then extensions: \(s.events)")
         }
 

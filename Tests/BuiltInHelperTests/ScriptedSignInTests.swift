@@ -5,7 +5,7 @@ import FoundationEssentials
 import HotspotTesting
 import Testing
 
-/// The sign-in through the transport seam (issue 13 item 4): a form profile's fields go only to
+/// The sign-in through the transport seam: a form profile's fields go only to
 /// the hosts it names, checked on the requests a scripted transport recorded, without sockets.
 @Suite struct ScriptedSignInTests {
     struct Scripted: PortalEnvironment {

@@ -35,7 +35,7 @@ extension DaemonEndToEnd {
 
             // The portal comes back (the operator ended the session).
             s.sim.signOut("127.0.0.1")
-            try await s.waitUntil("a new sign-in after authentication-required", timeout: .seconds(20)) {
+            try await s.waitUntil("a new sign-in after authentication-required") {
                 s.events.filter { $0 == "accepted" }.count >= 2
             }
             #expect(s.daemon.log.contains("maintain → builtin.profiles: authentication-required"), "\(s.daemon.log.suffix(3000))")

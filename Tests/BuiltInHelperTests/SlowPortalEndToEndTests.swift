@@ -16,7 +16,7 @@ extension DaemonEndToEnd {
         static let clickThroughProfile = "[CityFree]\nssid=CityFree\nsign-in=click-through\n"
 
         /// Connectivity's values from the join until `state`/`connectivity` is reached.
-        static func connectivitySeen(_ s: PortalScenario, until state: String, connectivity: String, timeout: Duration = .seconds(40)) async throws -> [String] {
+        static func connectivitySeen(_ s: PortalScenario, until state: String, connectivity: String, timeout: Duration = SafetyNet.wait) async throws -> [String] {
             let rule = MatchRule(path: s.interfacePath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
             let changes = try await s.client.signals(matching: rule)
             let seen = Task { () -> [String] in
@@ -56,7 +56,7 @@ extension DaemonEndToEnd {
                                                    settings: ["authenticate-retry-delay": "1"])
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
-            try await s.waitFor(state: "authenticated", connectivity: "full", timeout: .seconds(40))
+            try await s.waitFor(state: "authenticated", connectivity: "full")
             #expect(s.daemon.log.contains("failed temporarily; trying again"), "\(s.diagnostics)")
             #expect(s.events.contains("accepted"))
             #expect(try await !s.disconnected(), "a gateway that needed a few seconds threw the user off")
@@ -71,7 +71,7 @@ extension DaemonEndToEnd {
             let s = try await PortalScenario.start(config, connectivity: ["join-patience": "0.1"])
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
-            try await s.waitFor(state: "authenticated", connectivity: "full", timeout: .seconds(40))
+            try await s.waitFor(state: "authenticated", connectivity: "full")
             #expect(s.events.contains("accepted"), "\(s.diagnostics)")
             #expect(try await s.string("Helper") == "Portal")
             // Evaluated twice: at the join (none), and once the portal showed itself.
@@ -108,12 +108,7 @@ extension DaemonEndToEnd {
         @Test func thePortalHelperAloneGoesThroughTheGetForms() async throws {
             var config = PortalSimulatorConfiguration(mode: .getForms)
             config.splashPort = try Self.freePort()
-            let s = try await PortalScenario.start(config)
-            defer { Task { await s.stop() } }
-            try await s.join("CityFree")
-            try await s.waitFor(state: "authenticated", connectivity: "full")
-            #expect(try await s.string("Helper") == "Portal")
-            #expect(s.events.contains("login-ok"))
+            try await PortalScenario.expectThePortalHelperAloneSignsIn(config, recording: "login-ok")
         }
 
         @Test func aNameAndEmailFormAfterTheTermsIsFilledFromTheProfile() async throws {
@@ -140,7 +135,7 @@ extension DaemonEndToEnd {
             let s = try await PortalScenario.start(config)
             defer { Task { await s.stop() } }
             try await s.join("CityFree")
-            try await s.waitFor(state: "presenting-ui", connectivity: "portal", timeout: .seconds(40))
+            try await s.waitFor(state: "presenting-ui", connectivity: "portal")
             // Watched until a check has met a hang (probes back off, so how many land in a hang
             // period in a fixed window depends on the machine's timing), at most 36 s.
             var values: [String] = []

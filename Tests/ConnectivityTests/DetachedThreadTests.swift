@@ -3,6 +3,7 @@
 import Testing
 #if canImport(Glibc)
 import Glibc
+import SystemSupport
 #endif
 
 /// The thread a blocking transfer runs on: it runs the work, off the caller's thread, with the

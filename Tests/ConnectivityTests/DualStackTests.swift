@@ -4,7 +4,7 @@ import Connectivity
 import Foundation
 import Testing
 
-/// A link with IPv4 and IPv6 is checked once per family (issue 11 item 6): a portal that
+/// A link with IPv4 and IPv6 is checked once per family: a portal that
 /// intercepts one family only is partial, never online.
 @Suite struct DualStackTests {
     static let online = ProbeVerdict(state: .online, reason: .expected, successes: 2, total: 2)
@@ -48,8 +48,8 @@ import Testing
         #expect(verdict.state == .partial, "\(verdict)")
         #expect(verdict.reason == .oneFamilyIntercepted("IPv6"))
         #expect(verdict.signInURL == "http://portal.test/login?family=ipv6")
-        let askedV4 = await web.waitForOutput(containing: "ipv4 /generate_204", timeout: .seconds(5))
-        let askedV6 = await web.waitForOutput(containing: "ipv6 /generate_204", timeout: .seconds(5))
+        let askedV4 = await web.waitForOutput(containing: "ipv4 /generate_204")
+        let askedV6 = await web.waitForOutput(containing: "ipv6 /generate_204")
         #expect(askedV4 && askedV6, "each family asked: \(web.output)")
         // The same link checked without families would have taken one address and missed it.
         let single = await checker.check(interface: nil, dnsServers: ["127.0.0.1:\(dnsPort)"])

@@ -4,7 +4,7 @@ import Foundation
 import PortalSimulator
 import Testing
 
-/// A transfer that cannot be held to its link does not run (issue 11 item 4): nothing reaches the
+/// A transfer that cannot be held to its link does not run: nothing reaches the
 /// server, and the error says why.
 @Suite struct FailClosedTransferTests {
     @Test func aProbeWhoseInterfaceBindingFailsDoesNotGoOut() async throws {

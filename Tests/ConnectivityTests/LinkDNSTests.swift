@@ -35,8 +35,8 @@ struct LinkDNSTests {
         defer { dns.process.stop() }
         let result = LinkDNSResolver.resolve(host: "portal.example", servers: [dns.server], interface: nil, timeout: .seconds(5))
         #expect(try result.get() == ["10.9.8.7", "fd00::7"])
-        let askedA = await dns.process.waitForOutput(containing: "udp 1\n", timeout: .seconds(5))
-        let askedAAAA = await dns.process.waitForOutput(containing: "udp 28\n", timeout: .seconds(5))
+        let askedA = await dns.process.waitForOutput(containing: "udp 1\n")
+        let askedAAAA = await dns.process.waitForOutput(containing: "udp 28\n")
         #expect(askedA && askedAAAA, "\(dns.questions)")
     }
 
@@ -53,7 +53,7 @@ struct LinkDNSTests {
         defer { dns.process.stop() }
         let result = LinkDNSResolver.resolve(host: "portal.example", servers: [dns.server], interface: nil, timeout: .seconds(2))
         #expect(throws: TransferError.self) { try result.get() }
-        #expect(await dns.process.waitForOutput(containing: "udp ", timeout: .seconds(5)), "the question went out: \(dns.questions)")
+        #expect(await dns.process.waitForOutput(containing: "udp "), "the question went out: \(dns.questions)")
     }
 
     @Test func aTruncatedAnswerIsAskedAgainOverTCP() async throws {
@@ -61,7 +61,7 @@ struct LinkDNSTests {
         defer { dns.process.stop() }
         let result = LinkDNSResolver.resolve(host: "portal.example", servers: [dns.server], interface: nil, timeout: .seconds(5))
         #expect(try result.get() == ["10.9.8.7", "fd00::7"])
-        #expect(await dns.process.waitForOutput(containing: "tcp ", timeout: .seconds(5)), "\(dns.questions)")
+        #expect(await dns.process.waitForOutput(containing: "tcp "), "\(dns.questions)")
     }
 
     /// No query leaves unbound: when the interface cannot be bound (it does not exist), c-ares

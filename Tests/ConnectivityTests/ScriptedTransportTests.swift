@@ -4,7 +4,7 @@ import FoundationEssentials
 import HotspotTesting
 import Testing
 
-/// The checker, the WISPr and RFC 8908 clients through the transport seam (issue 13 item 4): no
+/// The checker, the WISPr and RFC 8908 clients through the transport seam: no
 /// sockets, a script answers, and what was asked of which host is read back.
 @Suite struct ScriptedTransportTests {
     static let probes = [

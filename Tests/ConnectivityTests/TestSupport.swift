@@ -5,6 +5,19 @@ import Foundation
 import PortalSimulator
 import Testing
 
+extension TransferOptions {
+    /// Transfers that nothing but the safety net ends (no connect or low-speed cut at 2 s), for
+    /// tests whose point is what the answer says, not how soon it came: on a machine kept busy a
+    /// WISPr login or a TLS fetch through socat was cut as "too slow" (make test-loaded).
+    static func patient(dnsServers: [String] = [], maxBodyBytes: Int = 256 * 1024) -> TransferOptions {
+        var o = TransferOptions(timeout: SafetyNet.wait, connectTimeout: SafetyNet.wait)
+        o.lowSpeedTime = SafetyNet.wait
+        o.maxBodyBytes = maxBodyBytes
+        o.dnsServers = dnsServers
+        return o
+    }
+}
+
 /// A simulator and its DNS on loopback; probe host names resolve (through `LinkDNSResolver`) to
 /// 127.0.0.1, so nothing leaves the machine.
 struct LoopbackHotspot {
@@ -63,16 +76,14 @@ struct LoopbackHotspot {
     }
 
     func post(_ host: String, _ path: String, _ form: String) async throws -> HTTPAnswer {
-        var o = TransferOptions()
-        o.dnsServers = dnsServers
+        let o = TransferOptions.patient(dnsServers: dnsServers)
         return try await HTTPTransfer.perform(HTTPRequestSpec(url: url(host, path), method: "POST",
                                                               headers: ["Content-Type: application/x-www-form-urlencoded"],
                                                               body: Data(form.utf8)), options: o).get()
     }
 
     func wisprClient() -> WISPrClient {
-        var c = WISPrClient.Configuration(transfer: TransferOptions(timeout: .seconds(5)), allowPlainHTTPLogin: true)
-        c.transfer.dnsServers = dnsServers
+        let c = WISPrClient.Configuration(transfer: .patient(dnsServers: dnsServers), allowPlainHTTPLogin: true)
         return WISPrClient(configuration: c)
     }
 }

@@ -3,7 +3,7 @@ import DBus
 import Synchronization
 import Testing
 
-/// AsyncQueue: the daemon's hand-offs between tasks (issue 13), in place of AsyncStream.
+/// AsyncQueue: the daemon's hand-offs between tasks, in place of AsyncStream.
 @Suite struct AsyncQueueTests {
     @Test func elementsComeInOrderThenNilOnceFinished() async {
         let q = AsyncQueue<Int>()

@@ -17,7 +17,7 @@ struct ChangesTests {
                 await Task.yield()
             }
         }
-        try await changes.until("the value reaches 3", timeout: .seconds(30)) { value.withLock { $0 } == 3 }
+        try await changes.until("the value reaches 3") { value.withLock { $0 } == 3 }
         #expect(value.withLock { $0 } == 3)
         await setter.value
     }
@@ -42,7 +42,7 @@ struct ChangesTests {
             flag.withLock { $0 = true }
             source.bump()
         }
-        try await follower.until("the flag is set", timeout: .seconds(30)) { flag.withLock { $0 } }
+        try await follower.until("the flag is set") { flag.withLock { $0 } }
         await setter.value
     }
 

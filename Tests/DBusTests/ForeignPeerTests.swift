@@ -37,12 +37,11 @@ struct ForeignPeerTests {
         let (bus, mock, c) = try await startPeer()
         // python-dbusmock announces each call (MethodCalled) before it runs the method's code.
         let announced = try await c.signals(matching: MatchRule(path: "/peer", interface: "org.freedesktop.DBus.Mock", member: "MethodCalled"))
-        let started = ContinuousClock.now
-        let call = Task { try await c.call(Self.name, "/peer", "org.example.Peer", "Hang", [], timeout: .seconds(30)) }
-        #expect(await firstElement(of: announced, within: .seconds(10), where: { $0.body.first?.string == "Hang" }) != nil, "the peer never got the call")
+        let call = Task { try await c.call(Self.name, "/peer", "org.example.Peer", "Hang", [], timeout: .seconds(600)) }
+        #expect(await firstElement(of: announced, within: SafetyNet.wait, where: { $0.body.first?.string == "Hang" }) != nil, "the peer never got the call")
         mock.process.send(SIGKILL)
+        // The bus's NoReply for a peer that left; the 600 s deadline would end it as Timeout.
         await #expect { try await call.value } throws: { $0.dbusName == DBusErrorName.noReply }
-        #expect(ContinuousClock.now - started < .seconds(10), "failed when the peer left, not at the 30 s deadline")
         // The connection keeps working.
         #expect(try await c.nameOwner("org.freedesktop.DBus") == "org.freedesktop.DBus")
         _ = bus

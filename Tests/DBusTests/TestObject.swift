@@ -24,6 +24,19 @@ final class TestObject: Sendable {
     func waitForSleeper(_ n: Int = 1) async throws {
         try await sleepers.wait(atLeast: n, "Sleep call \(n) is under way")
     }
+    /// Hold's gate: a call of Hold answers only once the test has opened it (``release()``), so
+    /// a test knows its call cannot have been answered before, whatever the machine's speed.
+    let holdOpen = Mutex(false)
+    let holdChanges = Changes()
+    /// Calls of Hold begun, and answered (the method returned).
+    let holders = Counter()
+    let holdsAnswered = Counter()
+
+    /// Lets every call of Hold, under way or to come, answer.
+    func release() {
+        holdOpen.withLock { $0 = true }
+        holdChanges.bump()
+    }
 
     var table: DBusInterface {
         DBusInterface(Self.interface,
@@ -43,6 +56,12 @@ final class TestObject: Sendable {
                 DBusMethod("Sleep", inputs: [DBusArgument("ms", "u")]) { [self] call in
                     self.sleepers.add()
                     try await Task.sleep(for: .milliseconds(Int(call.body[0].uint32 ?? 0)))
+                    return []
+                },
+                DBusMethod("Hold") { [self] _ in
+                    self.holders.add()
+                    try await self.holdChanges.until("the test releases Hold") { self.holdOpen.withLock { $0 } }
+                    self.holdsAnswered.add()
                     return []
                 },
                 DBusMethod("WhoAmI", outputs: [DBusArgument("sender", "s")]) { [self] call in
@@ -78,7 +97,7 @@ struct BusFixture {
     }
 
     func call(_ member: MemberName, _ body: [DBusValue] = [], interface: InterfaceName = TestObject.interface,
-              path: ObjectPath = TestObject.path, timeout: Duration = .seconds(10)) async throws -> [DBusValue] {
+              path: ObjectPath = TestObject.path, timeout: Duration = SafetyNet.wait) async throws -> [DBusValue] {
         try await client.call(destination: Self.serviceName, path: path, interface: interface, member: member, body: body, timeout: timeout)
     }
 }

@@ -77,7 +77,7 @@ struct CommandChannelTests {
         let helper = try ManagedProcess.launch(TestEnvironment.python, [script, "GDBus Wi-Fi", "high"], environment: s.bus.environment,
                                                name: "gdbus helper")
         defer { helper.stop() }
-        guard await helper.waitForOutput(containing: "channel open", timeout: .seconds(15)) else {
+        guard await helper.waitForOutput(containing: "channel open") else {
             Issue.record("the GDBus helper did not open its channel:\n\(helper.output)")
             return
         }
@@ -98,12 +98,17 @@ struct CommandChannelTests {
         for i in 0..<65 {
             _ = try await register(s, "H\(i)", channel: true, script: HelperScript(confidence: .none))
         }
+        // 64 channels and one helper over the bus. Which one that is, is not asserted: on a busy
+        // machine a channel whose helper did not finish its handshake within the link's deadline
+        // (10 s) is closed, its helper goes on over the bus, and a later helper gets the slot.
         let via = try await helpersVia(s)
         #expect(via.values.filter { $0 == "channel" }.count == 64, "\(via)")
-        #expect(via["H64"] == "bus", "\(via)")
-        // The helper past the bound still works, over the bus.
+        #expect(via.values.filter { $0 == "bus" }.count == 1, "\(via)")
+        // The helper past the bound gets no channel, and still works, over the bus.
         let last = HelperScript(confidence: .high)
         _ = try await register(s, "Last", channel: true, script: last)
+        try await s.waitUntil("the last helper is listed") { try await helpersVia(s)["Last"] != nil }
+        #expect(try await helpersVia(s)["Last"] == "bus")
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
         #expect(try await s.property("Helper") == .string("Last"))
@@ -116,7 +121,7 @@ struct CommandChannelTests {
                                                ["--display-name", "Example", "--network", "CityFree"], environment: s.bus.environment,
                                                name: "example helper")
         defer { helper.stop() }
-        #expect(await helper.waitForOutput(containing: "registered", timeout: .seconds(15)))
+        #expect(await helper.waitForOutput(containing: "registered"))
         try await s.waitUntil("the example helper has its command channel") { try await helpersVia(s) == ["Example": "channel"] }
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")

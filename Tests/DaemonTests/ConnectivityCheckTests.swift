@@ -15,7 +15,10 @@ import Testing
         let count = Atomic<Int>(0)
         let clock = Mutex<Duration>(.zero)
         let base = ContinuousClock.now
-        var now: @Sendable () -> ContinuousClock.Instant { { [self] in base + clock.withLock { $0 } } }
+        /// Reads of the clock: the gate reads it first thing in every check, so it counts the
+        /// callers that have reached the gate.
+        let reads = Counter()
+        var now: @Sendable () -> ContinuousClock.Instant { { [self] in reads.add(); return base + clock.withLock { $0 } } }
     }
 
     @Test func concurrentCallersShareOneRoundPerInterface() async {
@@ -25,7 +28,8 @@ import Testing
             for caller in 0..<20 {
                 group.addTask {
                     await gate.check(interface: "wlan0", caller: "uid \(caller)") {
-                        try? await Task.sleep(for: .milliseconds(200))
+                        // In flight until every caller has reached the gate.
+                        try? await rounds.reads.wait(atLeast: 20, "the 20 callers reach the gate")
                         return rounds.count.add(1, ordering: .relaxed).newValue
                     }
                 }

@@ -5,7 +5,7 @@ import HotspotProtocol
 import HotspotTesting
 import Testing
 
-/// One scenario type, the daemon in either place (issue 13 item 6): the same join signs in through
+/// One scenario type, the daemon in either place: the same join signs in through
 /// the same helper whether the daemon is a subprocess or runs in the test's process, and either
 /// stops cleanly, releasing its name.
 @Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs python3-dbusmock (apt-get install python3-dbusmock)"))

@@ -28,7 +28,7 @@ struct FaultInjectionTests {
         try await register(s, "Stuck", identifier: "com.example.stuck", script: script)
         let profile = try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitForDisconnect(timeout: .seconds(30))
-        try await s.waitFor("inactive", timeout: .seconds(30))
+        try await s.waitFor("inactive")
         #expect(script.received.contains(.authenticate))
         #expect(try await helperStates(s) == ["com.example.stuck": "responsive"])
         // The cache names the helper, so a rejoin asks it to maintain, then (no answer) to
@@ -37,7 +37,7 @@ struct FaultInjectionTests {
         script.silence(.maintain)
         script.silence(.evaluate)
         try await s.join("CityFree", accessPoint: "ap1", active: "again")
-        try await s.waitFor("authenticated", timeout: .seconds(30))
+        try await s.waitFor("authenticated")
         #expect(script.received.suffix(2) == [.maintain, .evaluate], "\(script.received)")
         try await eventually("the helper is marked unresponsive", s) { try await helperStates(s) == ["com.example.stuck": "unresponsive"] }
         // Temporary failure: the user's auto-join was never touched.
@@ -49,10 +49,10 @@ struct FaultInjectionTests {
         let bus = try await PrivateBus(configuration: TestKitPaths.repositoryRoot.appendingPathComponent("Tests/bus/test-bus-unrequested-replies.conf"))
         let s = try await Scenario(bus: bus)
         let helper = try ManagedProcess.launch(TestEnvironment.python, [Self.twiceHelper, "Twice"], environment: s.bus.environment, name: "twice helper")
-        #expect(await helper.waitForOutput(containing: "registered", timeout: .seconds(15)), "\(helper.output)")
+        #expect(await helper.waitForOutput(containing: "registered"), "\(helper.output)")
         let profile = try await s.join("CityFree", accessPoint: "ap1")
-        try await s.waitFor("authenticated", timeout: .seconds(30))
-        #expect(await helper.waitForOutput(containing: "command authenticate answered twice", timeout: .seconds(10)))
+        try await s.waitFor("authenticated")
+        #expect(await helper.waitForOutput(containing: "command authenticate answered twice"))
         // The second answers (none, failure) changed nothing: still signed in through the helper.
         #expect(try await s.property("Helper") == .string("Twice"))
         #expect(try await s.state() == "authenticated")
@@ -60,7 +60,7 @@ struct FaultInjectionTests {
         #expect(try await s.calls(profile).allSatisfy { $0.method != "Update" })
         // And the daemon keeps serving: a second join goes the same way.
         try await s.leave()
-        try await s.waitFor("inactive", timeout: .seconds(30))
+        try await s.waitFor("inactive")
         try await s.join("Library", accessPoint: "ap3")
         try await eventually("Library is signed in", s) {
             let ssid = try await s.network()?["ssid"]?.byteArray
@@ -83,7 +83,7 @@ struct FaultInjectionTests {
         let late = script.held.withLock { $0.first { $0.commandType == .authenticate } }
         try #require(late != nil)
         late?.createResponse(.success).deliver()
-        try await s.waitFor("inactive", timeout: .seconds(30))
+        try await s.waitFor("inactive")
         try await eventually("the daemon reports the late answer", s) { s.daemon.log.contains("after-deadline") }
         #expect(s.daemon.log.contains("arrived after the command ended; ignored"))
         // It changed nothing: still inactive, autoconnect untouched, nobody signed in.
@@ -119,10 +119,10 @@ struct FaultInjectionTests {
                                 do {
                                     if member == "Get" {
                                         _ = try await c.call(HotspotContract.busName.rawValue, HotspotContract.managerPath.rawValue, "org.freedesktop.DBus.Properties",
-                                                             "Get", [.string(HotspotContract.managerInterface.rawValue), "Helpers"], timeout: .seconds(60))
+                                                             "Get", [.string(HotspotContract.managerInterface.rawValue), "Helpers"], timeout: .seconds(600))
                                     } else {
                                         _ = try await c.call(HotspotContract.busName.rawValue, HotspotContract.managerPath.rawValue,
-                                                             HotspotContract.managerInterface.rawValue, member, body, timeout: .seconds(60))
+                                                             HotspotContract.managerInterface.rawValue, member, body, timeout: .seconds(600))
                                     }
                                 } catch let error as DBusError {
                                     if case .timedOut = error { continue }
@@ -134,8 +134,9 @@ struct FaultInjectionTests {
                 }
             }
         }
-        // Joining while the flood runs.
-        try await eventually("the flood is under way", s) { answered.value > 100 }
+        // Joining while the flood runs (its 5,120 calls take minutes on a machine kept busy, and
+        // each is given 600 s: the flood's own pace is not what is checked).
+        try await eventually("the flood's first answers", s) { answered.value > 0 }
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated", timeout: .seconds(60))
         #expect(try await s.property("Helper") == .string("Cafe"))
@@ -151,7 +152,9 @@ struct FaultInjectionTests {
     // MARK: - NetworkManager faults
 
     @Test func networkManagerRestartingMidJoinEndsThePendingCommandAndJoinsWorkAfterwards() async throws {
-        let s = try await Scenario(settings: ["command-timeout": "30"])
+        // A deadline far past every wait's safety net: the command can end within them only
+        // because NetworkManager went.
+        let s = try await Scenario(settings: ["command-timeout": "600"])
         let completed = Recorded()
         let stream = try await s.client.signals(matching: MatchRule(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                                                     member: "CommandCompleted"))
@@ -164,15 +167,13 @@ struct FaultInjectionTests {
         let script = HelperScript(confidence: .high, silent: [.authenticate])
         try await register(s, "Cafe", identifier: "com.example.cafe", script: script)
         try await s.join("CityFree", accessPoint: "ap1")
-        try await s.waitFor("authenticating", timeout: .seconds(30))
+        try await s.waitFor("authenticating")
         try await eventually("authenticate reached the helper", s) { script.received.contains(.authenticate) }
-        let stopped = ContinuousClock.now
         try await s.stopNetworkManager()
         try await eventually("the interface is dropped", s) { try await interfaces(s).isEmpty }
         try await eventually("the pending authenticate ends", s) {
             completed.contains(["com.example.cafe", "authenticate", "cancelled"])
         }
-        #expect(ContinuousClock.now - stopped < .seconds(25), "the command waited for its 30 s deadline")
         // A new NetworkManager: the interface comes back and a join works.
         script.plan.withLock { $0.silent = [] }
         let nm2 = try await s.bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
@@ -182,7 +183,7 @@ struct FaultInjectionTests {
         let conn = try await nm2.mockCall(s.client, path: Scenario.nmPath, "AddWiFiConnection", [.string(device), "cityfree", "CityFree", ""]).first?.string ?? ""
         _ = try await nm2.mockCall(s.client, path: Scenario.nmPath, "AddActiveConnection",
                                    [.strings([device]), .string(conn), "/org/freedesktop/NetworkManager/AccessPoint/ap1", "again", .uint32(2)])
-        try await s.waitFor("authenticated", timeout: .seconds(30))
+        try await s.waitFor("authenticated")
         #expect(try await s.property("Helper") == .string("Cafe"))
         #expect(s.daemon.process.isRunning)
     }
@@ -224,7 +225,7 @@ struct FaultInjectionTests {
         #expect(try await interfaces(s) == [s.interfacePath])
         #expect(try await s.state() == "inactive")
         try await s.join("Museum", accessPoint: "ap4")
-        try await s.waitFor("authenticated", timeout: .seconds(30))
+        try await s.waitFor("authenticated")
         #expect(try await s.network()?["ssid"]?.byteArray == Array("Museum".utf8))
         #expect(s.daemon.process.isRunning)
     }
@@ -244,13 +245,13 @@ struct FaultInjectionTests {
         // Connectivity on (the built-in helpers need it), probing a closed local port only.
         let connectivity = ["probes": "http://127.0.0.1:9/generate_204 status=204", "bind-interface": "false", "probe-timeout": "1"]
         let s = try await Scenario(settings: settings, connectivity: connectivity, stateDirectory: state, bus: bus)
-        #expect(await s.daemon.process.waitForOutput(containing: "profiles: 1 loaded", timeout: .seconds(15)))
+        #expect(await s.daemon.process.waitForOutput(containing: "profiles: 1 loaded"))
         let script = HelperScript(confidence: .high, results: [.authenticate: .failure])
         try await register(s, "Cafe", identifier: "com.example.cafe", script: script)
         // Library's sign-in fails: autoconnect off, recorded.
         let library = try await s.join("Library", accessPoint: "ap3")
         try await eventually("autoconnect is switched off for Library", s) { try await s.calls(library).contains { $0.method == "Update" } }
-        try await s.waitFor("inactive", timeout: .seconds(30))
+        try await s.waitFor("inactive")
         // CityFree: killed while the helper is signing in (the cache names the helper by now).
         script.silence(.authenticate)
         let earlier = script.received.count
@@ -278,7 +279,7 @@ struct FaultInjectionTests {
         let d2 = try await DaemonProcess.start(on: bus, settings: settings.merging(["filter-interval": "0.2"]) { $1 },
                                                connectivity: connectivity, stateDirectory: state)
         try await s.waitForInterface()
-        #expect(await d2.process.waitForOutput(containing: "profiles: 1 loaded", timeout: .seconds(15)), "\(d2.log.suffix(2000))")
+        #expect(await d2.process.waitForOutput(containing: "profiles: 1 loaded"), "\(d2.log.suffix(2000))")
         try await eventually("the helper registered again", s) { try await helperStates(s)["com.example.cafe"] != nil }
         // No half-written file: no temporary left, and the state file reads with no damage.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: state.path).filter { $0.hasSuffix(".tmp") }
@@ -330,26 +331,26 @@ struct FaultInjectionTests {
         let script = HelperScript(confidence: .high)
         try await register(s, "Cafe", identifier: "com.example.cafe", script: script)
         try await s.join("CityFree", accessPoint: "ap1")
-        try await s.waitFor("authenticated", timeout: .seconds(30))
+        try await s.waitFor("authenticated")
         // A clear error naming the path and the reason.
         try await eventually("the daemon reports the failed save", s) { s.daemon.log.contains("could not save the network cache to \(dir.path)/state") }
         let line = s.daemon.log.split(separator: "\n").first { $0.contains("could not save the network cache") }.map(String.init) ?? ""
         #expect(line.contains(dir.path) && line.contains(error), "\(line)")
         // The state lives on in memory: rejoining asks the helper to maintain first.
         try await s.leave()
-        try await s.waitFor("inactive", timeout: .seconds(30))
+        try await s.waitFor("inactive")
         let before = script.received.count
         try await s.join("CityFree", accessPoint: "ap1", active: "memory")
-        try await s.waitFor("authenticated", timeout: .seconds(30))
+        try await s.waitFor("authenticated")
         #expect(script.received.dropFirst(before).first { $0 != .filterScanList } == .maintain, "\(script.received.dropFirst(before))")
         #expect(s.daemon.process.isRunning)
         // Room again: the next change is saved.
         let fixed = try await ManagedProcess.run("/usr/bin/nsenter", ["-t", "\(pid)", "-m", "--"] + repair.map { $0.replacingOccurrences(of: "$D", with: dir.path) })
         #expect(fixed.status == 0, "\(fixed.stderr)")
         try await s.leave()
-        try await s.waitFor("inactive", timeout: .seconds(30))
+        try await s.waitFor("inactive")
         try await s.join("Library", accessPoint: "ap3")
-        try await s.waitFor("authenticated", timeout: .seconds(30))
+        try await s.waitFor("authenticated")
         let inNamespace = "/proc/\(pid)/root\(dir.path)"
         let disk = try DirectoryWatch(inNamespace)  // the writes wake the wait
         defer { withExtendedLifetime(disk) {} }
@@ -374,7 +375,7 @@ struct FaultInjectionTests {
         s.helpers.keep(h)
     }
 
-    func eventually(_ what: String, _ s: Scenario, timeout: Duration = .seconds(30), _ check: () async throws -> Bool) async throws {
+    func eventually(_ what: String, _ s: Scenario, timeout: Duration = SafetyNet.wait, _ check: () async throws -> Bool) async throws {
         try await s.waitUntil(what, timeout: timeout, check)
     }
 

@@ -24,7 +24,7 @@ struct LocationDataTests {
         let monitor = try ManagedProcess.launch("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/dbus-monitor",
                                                                      "--address", f.bus.address, "type='signal',sender='\(HotspotContract.busName)'"])
         defer { monitor.stop() }
-        #expect(await monitor.waitForOutput(containing: "NameAcquired", timeout: .seconds(10)), "\(monitor.output)")
+        #expect(await monitor.waitForOutput(containing: "NameAcquired"), "\(monitor.output)")
         _ = try await f.join(Self.ssid)
         try await f.waitUntil("the Network property is set") { !((try await f.property("Network"))?.varDict ?? [:]).isEmpty }
         let path = f.interfacePath.rawValue, iface = HotspotContract.interfaceInterface.rawValue
@@ -36,7 +36,7 @@ struct LocationDataTests {
             #expect(!got.stdout.contains(secret), "nobody read \(secret): \(got.stdout)")
         }
         // Its changes as broadcast: no SSID or BSSID either (dbus-monitor prints ay as bytes).
-        #expect(await monitor.waitForOutput(containing: "Network", timeout: .seconds(10)), "nobody saw no announcement: \(monitor.output)")
+        #expect(await monitor.waitForOutput(containing: "Network"), "nobody saw no announcement: \(monitor.output)")
         let ssidBytes = Self.ssid.utf8.prefix(3).map { String(format: "%02x", $0) }.joined(separator: " ")
         #expect(!monitor.output.contains(Self.bssid) && !monitor.output.contains(ssidBytes) && !monitor.output.contains(Self.ssid),
                 "a signal carried the network's identity: \(monitor.output.suffix(4000))")

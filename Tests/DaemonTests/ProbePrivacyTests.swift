@@ -4,7 +4,7 @@ import Foundation
 @testable import HotspotDaemon
 import Testing
 
-/// The pure probe policy (issue 11 item 7): which endpoints, and whether periodically, for each
+/// The pure probe policy: which endpoints, and whether periodically, for each
 /// combination of `[connectivity] probes=` and NetworkManager's connectivity-check settings.
 @Suite("Probe privacy policy")
 struct ProbePrivacyTests {

@@ -24,7 +24,7 @@ struct ProvisioningTests {
 
     /// Waits until `condition` holds (woken by the bus, the daemon's log and the helpers'
     /// commands); fails with the daemon's log otherwise.
-    static func eventually(_ s: Scenario, _ what: String, timeout: Duration = .seconds(10),
+    static func eventually(_ s: Scenario, _ what: String, timeout: Duration = SafetyNet.wait,
                            _ condition: () async throws -> Bool) async throws {
         try await s.waitUntil(what, timeout: timeout, condition)
     }
@@ -117,7 +117,7 @@ struct ProvisioningTests {
     }
 
     /// Forgetting a network no helper supplies a password for has no profile to provision: the
-    /// daemon reads none of NetworkManager's (issue 13: the reads competed with the next join).
+    /// daemon reads none of NetworkManager's (the reads competed with the next join).
     /// A forgotten claimed network is still provisioned afresh, after one read.
     @Test func forgettingANetworkWithoutAPasswordReadsNoProfiles() async throws {
         let (s, _, _, ours) = try await Self.provisioned()

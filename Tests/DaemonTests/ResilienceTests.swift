@@ -14,7 +14,7 @@ struct ResilienceTests {
 
     func startPythonHelper(_ s: Scenario, _ args: [String]) async throws -> ManagedProcess {
         let p = try ManagedProcess.launch(TestEnvironment.python, [Self.pythonHelper] + args, environment: s.bus.environment, name: "python helper")
-        guard await p.waitForOutput(containing: "registered", timeout: .seconds(15)) else {
+        guard await p.waitForOutput(containing: "registered") else {
             throw TestKitError.startFailed("the Python helper did not register:\n\(p.output)")
         }
         return p
@@ -29,7 +29,7 @@ struct ResilienceTests {
         #expect(helper.output.contains("command evaluate"))
         #expect(helper.output.contains("command authenticate"))
         // Woken by the filter-scan-list command's CommandCompleted.
-        try await s.waiter.until("the Python helper's claim labels CoffeeShop", timeout: .seconds(15),
+        try await s.waiter.until("the Python helper's claim labels CoffeeShop",
                                  context: { "\(helper.output)\n\(s.daemon.log.suffix(4000))" }) {
             let list = try await s.client.call(destination: HotspotContract.busName, path: s.interfacePath, interface: HotspotContract.interfaceInterface,
                                                member: "GetScanList").first?.arrayItems?.compactMap(\.varDict) ?? []
@@ -48,23 +48,24 @@ struct ResilienceTests {
         #expect(s.daemon.process.isRunning)
     }
 
-    @Test func aHelperKilledMidAuthenticateIsReplacedWithinASecond() async throws {
-        let s = try await Scenario(settings: ["command-timeout": "30"])
+    /// The helper leaving the bus ends its command at once: with a 600 s deadline, far past every
+    /// wait's safety net, the survivor can sign in only because the daemon saw it go. How soon is
+    /// a figure, printed (daemon-benchmark measures joins).
+    @Test func aHelperKilledMidAuthenticateIsReplacedByTheNextHelper() async throws {
+        let s = try await Scenario(settings: ["command-timeout": "600"])
         let doomed = try ManagedProcess.launch(TestKitPaths.product("hotspot-example-helper").path,
                                                ["--display-name", "Doomed", "--network", "CityFree", "--hang", "authenticate"],
                                                environment: s.bus.environment, name: "doomed helper")
-        #expect(await doomed.waitForOutput(containing: "registered", timeout: .seconds(15)))
+        #expect(await doomed.waitForOutput(containing: "registered"))
         let (_, survivor) = try await s.helper("Survivor", script: HelperScript(confidence: .low))
         try await s.join("CityFree", accessPoint: "ap1")
-        #expect(await doomed.waitForOutput(containing: "not answering", timeout: .seconds(10)))
+        #expect(await doomed.waitForOutput(containing: "not answering"))
         #expect(try await s.property("Helper") == .string("Doomed"))
         let killed = ContinuousClock.now
         doomed.send(SIGKILL)
-        try await s.waitFor("authenticated", timeout: .seconds(5))
-        let reacted = ContinuousClock.now - killed
+        try await s.waitFor("authenticated")
+        print("a killed helper's authenticate handed to the next helper and signed in: \(ContinuousClock.now - killed)")
         #expect(try await s.property("Helper") == .string("Survivor"))
-        // The helper leaving the bus ends its command at once; waiting would take the 30 s deadline.
-        #expect(reacted < .seconds(10), "the daemon took \(reacted) to move on (the command deadline is 30 s)")
         #expect(survivor.received.contains(.authenticate))
         // Still serving.
         #expect(try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
@@ -79,7 +80,7 @@ struct ResilienceTests {
         try await s.stopNetworkManager()
         // The interface goes away with NetworkManager…
         // Woken by the manager's PropertiesChanged for Interfaces.
-        try await s.waiter.until("the interface goes away with NetworkManager", timeout: .seconds(10)) {
+        try await s.waiter.until("the interface goes away with NetworkManager") {
             let paths = try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath,
                                                 interface: "org.freedesktop.DBus.Properties", member: "Get",
                                                 body: [.string(HotspotContract.managerInterface.rawValue), "Interfaces"]).first?.unwrapped.objectPaths ?? []
@@ -122,14 +123,14 @@ struct ResilienceTests {
         let (_, script) = try await s.helper("Cafe", identifier: "com.example.cafe", script: HelperScript(confidence: .high, results: [.maintain: .failure, .authenticate: .failure]))
         profile = try await s.join("CityFree", accessPoint: "ap1")
         // The cache names the helper: the first command is maintain, not evaluate.
-        try await s.waiter.until("a command other than filter-scan-list reaches the helper", timeout: .seconds(10)) {
+        try await s.waiter.until("a command other than filter-scan-list reaches the helper") {
             !script.received.filter({ $0 != .filterScanList }).isEmpty
         }
         #expect(script.received.first { $0 != .filterScanList } == .maintain, "\(script.received)")
         // maintain failure → evaluate → authenticate failure → autoconnect off, recorded on disk…
         try await s.waitForDisconnect()
         // Woken by the mock's MethodCalled.
-        try await s.waiter.until("NetworkManager hears Update (autoconnect off)", timeout: .seconds(10)) {
+        try await s.waiter.until("NetworkManager hears Update (autoconnect off)") {
             try await s.calls(profile).contains { $0.method == "Update" }
         }
         s.daemon.process.send(SIGTERM)
@@ -139,7 +140,7 @@ struct ResilienceTests {
         try await s.waitForInterface()
         _ = try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                     member: "ForgetNetwork", body: [.bytes(Array("CityFree".utf8))])
-        try await s.waiter.until("autoconnect is switched back on", timeout: .seconds(10), context: { String(d3.log.suffix(2000)) }) {
+        try await s.waiter.until("autoconnect is switched back on", context: { String(d3.log.suffix(2000)) }) {
             let updates = try await s.calls(profile).filter { $0.method == "Update" }
             return updates.contains { call in
                 call.args.first?.dictEntries?.first { $0.key == .string("connection") }?.value.varDict?["autoconnect"] == .bool(true)

@@ -9,7 +9,7 @@ import Logging
 import NetworkManager
 import Testing
 
-/// The daemon's parts as services (issue 13 item 3): following NetworkManager is a service whose
+/// The daemon's parts as services: following NetworkManager is a service whose
 /// failure is not just a log line.
 @Suite(.enabled(if: TestEnvironment.hasDBusMock, "needs python3-dbusmock (apt-get install python3-dbusmock)"))
 struct ServiceTests {
@@ -21,7 +21,7 @@ struct ServiceTests {
         let client = NetworkManagerClient(connection: connection)
         let provisioner = ProfileProvisioner(client: client, log: log)
         let announcements = AsyncQueue<Announcement>()
-        let engine = Engine(configuration: configuration, log: log, network: NetworkManagerActions(bus: connection, client: client),
+        let engine = Engine(configuration: configuration, log: log, network: NetworkManagerActions(client: client),
                             monitor: nil, provisioner: provisioner, announcements: { announcements.yield($0) })
         return (connection, NetworkManagerWatcher(bus: connection, client: client, engine: engine, provisioner: provisioner, log: log), engine,
                 announcements)
@@ -38,8 +38,8 @@ struct ServiceTests {
         let (connection, watcher, engine, announcements) = try parts(bus, state: state)
         let run = Task { try await watcher.run() }
         // It follows: the Wi-Fi device becomes an interface of the engine, which announces it.
-        let added = await firstElement(of: announcements, within: .seconds(10)) { if case .interfaceAdded = $0 { true } else { false } }
-        #expect(added != nil, "the engine announced no interface within 10 s")
+        let added = await firstElement(of: announcements, within: SafetyNet.wait) { if case .interfaceAdded = $0 { true } else { false } }
+        #expect(added != nil, "the engine announced no interface within \(SafetyNet.wait)")
         #expect(await engine.interfaces.keys.map(\.rawValue) == ["wlan0"])
         // The bus connection ends: the service fails (the daemon then exits and systemd restarts it).
         await connection.close()
@@ -62,7 +62,7 @@ struct ServiceTests {
         let (connection, watcher, engine, announcements) = try parts(bus, state: state)
         let run = Task { try await watcher.run() }
         defer { run.cancel(); Task { await connection.close() } }
-        _ = await firstElement(of: announcements, within: .seconds(10)) { if case .interfaceAdded = $0 { true } else { false } }
+        _ = await firstElement(of: announcements, within: SafetyNet.wait) { if case .interfaceAdded = $0 { true } else { false } }
         let wlan0 = InterfaceID("wlan0")
         let online = ProbeVerdict(state: .online, reason: .expected)
 

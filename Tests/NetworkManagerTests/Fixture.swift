@@ -134,7 +134,7 @@ final class EventLog: Sendable {
     /// The first event after the previous match that `match` accepts; fails the test after `timeout`
     /// (generous: only a failure waits that long, and a loaded machine handling a burst of 2,000
     /// signals took over 5 s).
-    func next<T>(_ what: String, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
+    func next<T>(_ what: String, timeout: Duration = SafetyNet.wait, sourceLocation: SourceLocation = #_sourceLocation,
                  _ match: (NetworkManagerEvent) -> T?) async throws -> T {
         var found: T?
         let came = await arrived.holds(within: timeout) {

@@ -144,7 +144,7 @@ struct JoinWithoutReadsTests {
         let waiter = try await BusWaiter(nm.control, wakingOn: [MatchRule(path: config, interface: "org.freedesktop.DBus.Properties")])
         try await nm.updateProperties(config, interface: ip4, ["NameserverData": .varDicts([["address": .string("10.0.0.53")]])])
         var servers: [String] = []
-        try await waiter.until("the client sees the changed NameserverData", timeout: .seconds(10), context: { "\(servers)" }) {
+        try await waiter.until("the client sees the changed NameserverData", context: { "\(servers)" }) {
             servers = try await client.dnsServers(device: wlan)
             return servers == ["10.0.0.53"]
         }

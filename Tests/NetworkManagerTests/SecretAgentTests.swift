@@ -142,7 +142,7 @@ struct SecretAgentTests {
         let lookups = Counter()
         let f = try await start(lookup: { _, _ in
             lookups.add()
-            try? await Task.sleep(for: .seconds(30))  // a lookup that would take long
+            try? await Task.sleep(for: .seconds(600))  // a lookup that would take longer than any wait
             return SecretAgentTests.password
         })
         let answers = try await f.nm.control.signals(matching: MatchRule(path: Self.agentManagerPath, interface: "org.freedesktop.NetworkManager.AgentManager",
@@ -151,7 +151,7 @@ struct SecretAgentTests {
         try await lookups.wait("the agent looks the password up")
         try await Self.agentManager(f.nm, "CallCancelGetSecrets", [.string(f.agentConnection.uniqueName), .objectPath("/org/freedesktop/NetworkManager/Settings/1"),
                                                    .string("802-11-wireless-security")])
-        let result = await firstElement(of: answers, within: .seconds(5), where: { _ in true })?.body.first?.string
+        let result = await firstElement(of: answers, within: SafetyNet.wait, where: { _ in true })?.body.first?.string
         #expect(result == "org.freedesktop.NetworkManager.SecretAgent.AgentCanceled")
         await f.agent.stop()
     }

@@ -17,19 +17,3 @@ void hh_executor_enqueue_at(long long deadline, void *job);
 
 /// CLOCK_MONOTONIC now, in nanoseconds.
 long long hh_executor_now(void);
-
-/// Hands every job enqueued from now on (timers included) to `enqueue(context, job)` instead of
-/// the workers: an event loop that runs them on its own thread with ``hh_executor_run``, so a
-/// daemon's bus I/O and its tasks share one thread and a message needs no hand-off between
-/// threads. Jobs already queued still run on the workers. `enqueue` NULL gives the jobs back to
-/// the workers. Returns 0, or -1 when the workers were never started (another executor is in use)
-/// or another loop already hosts the jobs.
-int hh_executor_set_host(void (*enqueue)(void *context, void *job), void *context);
-
-/// Runs one job handed to a host (see ``hh_executor_set_host``), on the calling thread.
-void hh_executor_run(void *job);
-
-/// Queues `job` for the workers even while a host is set: how a host that has ended gives back
-/// a job that was already on its way to it.
-void hh_executor_enqueue_on_workers(void *job);
-

@@ -300,6 +300,18 @@ class PortalWatch:
                 return t, f"{what}={value}"
         return None
 
+    def connectivity_before_activated(self):
+        """NetworkManager's Connectivity values announced while the join was still activating (its
+        check runs during IP_CONFIG and the pre-up hold), in order, as names."""
+        names = {0: "UNKNOWN", 1: "NONE", 2: "PORTAL", 3: "LIMITED", 4: "FULL"}
+        seen = []
+        for _, what, value in self.events():
+            if what.startswith("active:") and value == AC_ACTIVATED:
+                break
+            if what == "connectivity":
+                seen.append(names.get(value, str(value)))
+        return seen
+
     def portal_before_activated(self):
         """Whether NetworkManager said PORTAL while the connection was still activating (its check
         runs during the pre-up hold): the hold is what kept it from the desktop."""

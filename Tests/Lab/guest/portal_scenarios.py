@@ -55,6 +55,8 @@ def patient_sign_in(the_lab, ssid, kinds, helper, timeout=120):
         wait(f"the daemon authenticated on {ssid}", lambda: the_lab.state() in SIGNED_IN, timeout)
         wait(f"the daemon's Connectivity full on {ssid}", lambda: the_lab.connectivity() == "full", timeout)
         wait(f"NetworkManager's own connectivity FULL on {ssid}", lambda: the_lab.bus.device_connectivity() == NM_FULL, timeout)
+        # The timeline samples on its own: it may not have seen the daemon's full yet.
+        wait("the timeline to see the daemon's full", lambda: tl.first(lambda s: s[4] == "full"), 10)
     finally:
         tl.stop()
         with open(os.path.join(OUT, f"portal-events-{ssid}.json"), "a") as f:

@@ -34,12 +34,27 @@ slow wlan9 SlowNet br-slow 10.9.0 click-through open --refuse-seconds 3 --slow-f
 nds wlan10 NdsNet br-nds 10.10.0 get-forms open --splash-port 2050
 flap wlan11 FlapNet br-flap 10.11.0 click-through open --flap-seconds 5 --flap-hang-ms 8000
 "
-# SlowNet, NdsNet and FlapNet come up only in the portals group's boot: every access point is one
-# more radio beaconing on the simulated medium, which other groups' joins under TCG need not share.
-[ "$LAB_GROUP" = portals ] || LAB_APS=$(grep -v -E '^(slow|nds|flap) ' <<< "$LAB_APS")
-# One radio per access point, and radio 0 for the client.
-LAB_RADIOS=$(( $(grep -c . <<< "$LAB_APS") + 1 ))
-LAB_SIMS=$(awk 'NF && $5 != "-"' <<< "$LAB_APS" | wc -l)
+# SlowNet, NdsNet and FlapNet come up only for the portals group: every access point is one more
+# radio beaconing on the simulated medium, which other groups' joins under TCG need not share. In a
+# boot serving other groups first (lab.group=nm,portals) they start when the portals group does
+# (lab_portals_aps), after the other access points have stopped. The signin group (the sign-in
+# scenarios run on other releases' NetworkManager) starts only the networks it joins.
+LAB_PORTAL_APS=$(grep -E '^(slow|nds|flap) ' <<< "$LAB_APS")
+LAB_ALL_APS=$LAB_APS
+LAB_APS_LATER=""
+case ",$LAB_GROUP," in
+    ,portals,) LAB_APS=$LAB_PORTAL_APS ;;
+    *,portals,*) LAB_APS=$(grep -v -E '^(slow|nds|flap) ' <<< "$LAB_APS"); LAB_APS_LATER=$LAB_PORTAL_APS ;;
+    ,signin,) LAB_APS=$(grep -E '^(city|office|fail|wispr|cap) ' <<< "$LAB_APS") ;;
+    *) LAB_APS=$(grep -v -E '^(slow|nds|flap) ' <<< "$LAB_APS") ;;
+esac
+# Radio N is wlanN (BSSID 02:00:00:00:0N:00, which the scenarios know): as many radios as the
+# highest-numbered interface the boot uses needs, radio 0 for the client; a radio no access point
+# uses stays down in the ap namespace and sends nothing.
+LAB_RADIOS=$(( $(awk 'NF { sub("wlan", "", $2); if ($2 + 0 > m) m = $2 + 0 } END { print m }' <<< "$LAB_APS
+$LAB_APS_LATER") + 1 ))
+# The SSIDs the client must see before the scenarios start.
+LAB_SSIDS=$(awk 'NF { print $3 }' <<< "$LAB_APS" | sort -u)
 
 t() { cut -d' ' -f1 /proc/uptime; }
 lab_error() { LAB_SETUP_ERROR="$*"; echo "setup error: $*"; return 1; }
@@ -68,16 +83,24 @@ lab_make_ca() {
     cp $d/ca.pem /lab-out/ca.pem
 }
 
-lab_ap_side() {
+# Every radio but the client's into the "ap" namespace (before NetworkManager starts: it must
+# only ever see wlan0).
+lab_ap_radios() {
     ip netns add ap || return 1
     local n
     for n in $(seq 1 $((LAB_RADIOS - 1))); do
         iw phy "phy$n" set netns name ap || { lab_error "iw phy phy$n set netns name ap failed"; return 1; }
     done
     lab_ap_exec ip link set lo up
-    local name iface ssid bridge subnet mode security options
+}
+
+# lab_start_aps LINES: hostapd, bridge, dnsmasq and hotspot-portal-sim for each line of LAB_APS's
+# format; waits until every one of those access points is enabled and every simulator listens.
+lab_start_aps() {
+    local name iface ssid bridge subnet mode security options names="" sims=""
     while read -r name iface ssid bridge subnet mode security options; do
         [ -n "$name" ] || continue
+        names="$names $name"
         if [ "$subnet" != "-" ]; then
             lab_ap_exec ip link add "$bridge" type bridge forward_delay 0 stp_state 0
             lab_ap_exec ip addr add "$subnet.1/24" dev "$bridge"
@@ -105,6 +128,7 @@ lab_ap_side() {
         lab_ap_exec hostapd "/run/hostapd-$name.conf" > "/lab-out/hostapd-$name.log" 2>&1 &
         echo $! > "/run/hostapd-$name.pid"
         [ "$subnet" = "-" ] && continue
+        sims="$sims $name"
         # RFC 8910 (option 114) on CapNet: an https URI; dnsmasq must force it (NetworkManager's
         # client does not request it) and keeps quote characters, so it is written unquoted.
         local force=""
@@ -125,16 +149,34 @@ lab_ap_side() {
                 > /lab-out/tls-cap.log 2>&1 &
         fi
         echo "setup: AP $name started at $(t) s"
+    done <<< "$1"
+    wait_for 30 "the access points$names (AP-ENABLED in hostapd-*.log)" bash -c "for n in $names; do grep -q AP-ENABLED /lab-out/hostapd-\$n.log || exit 1; done" || return 1
+    echo "setup: access points$names enabled at $(t) s"
+    wait_for 60 "the portal simulators$sims" bash -c "for n in $sims; do grep -q listening /lab-out/portal-\$n.log || exit 1; done"
+}
+
+# The portals group's access points, in a boot that served other groups first: the others stop
+# (hostapd ended and its radio down: with the interface up, mac80211_hwsim keeps answering for its
+# BSSID) and the portals group's start, so its joins share the medium with no one else.
+lab_portals_aps() {
+    local name iface rest
+    nmcli device disconnect wlan0 > /dev/null 2>&1
+    while read -r name iface rest; do
+        [ -n "$name" ] || continue
+        [ -e "/run/hostapd-$name.pid" ] && kill "$(cat "/run/hostapd-$name.pid")" 2>/dev/null
+        rm -f "/run/hostapd-$name.pid"
+        lab_ap_exec ip link set "$iface" down 2>/dev/null
     done <<< "$LAB_APS"
-    wait_for 30 "the access points (AP-ENABLED in hostapd-*.log)" bash -c "[ \$(grep -l AP-ENABLED /lab-out/hostapd-*.log | wc -l) = $((LAB_RADIOS - 1)) ]" || return 1
-    echo "setup: access points enabled at $(t) s"
-    wait_for 60 "the portal simulators" bash -c "grep -l listening /lab-out/portal-*.log | wc -l | grep -qx $LAB_SIMS"
+    lab_start_aps "$LAB_APS_LATER" || return 1
+    echo "setup: the portals group's access points up at $(t) s"
 }
 
 lab_client_side() {
     # dbus first (NetworkManager, wpa_supplicant and the daemon), then the project's bus policy.
     if [ ! -S /run/dbus/system_bus_socket ]; then  # the systemd group has dbus.service and the package's policy
-        install -m 0644 "$LAB_REPO/dbus/org.freedesktop.NetworkManager.HotspotHelper.conf" /etc/dbus-1/system.d/
+        # The checkout's bus policy, unless the package's is installed (another release's root).
+        [ -e /usr/share/dbus-1/system.d/org.freedesktop.NetworkManager.HotspotHelper.conf ] ||
+            install -m 0644 "$LAB_REPO/dbus/org.freedesktop.NetworkManager.HotspotHelper.conf" /etc/dbus-1/system.d/
         dbus-daemon --system --fork --nopidfile || { lab_error "dbus-daemon --system did not start"; return 1; }
     fi
     wpa_supplicant -u > /lab-out/wpa_supplicant.log 2>&1 &
@@ -163,6 +205,11 @@ EOF
     fi
     NetworkManager --no-daemon --debug --log-level=INFO > /lab-out/NetworkManager.log 2>&1 &
     echo $! > /run/nm.pid
+}
+
+# NetworkManager started by lab_client_side (while the access points came up): wait until it is
+# ready, wlan0 disconnected, and every access point of the boot in its scan list.
+lab_client_ready() {
     wait_for 90 "NetworkManager's startup (nm-online -s)" nm-online -s -q -t 5 || return 1
     wait_for 60 "wlan0 managed and disconnected" bash -c '[ "$(nmcli -g GENERAL.STATE dev show wlan0)" = "30 (disconnected)" ]' || return 1
     echo "NetworkManager ready at $(t) s"
@@ -170,7 +217,7 @@ EOF
     for i in $(seq 1 12); do
         nmcli dev wifi rescan ifname wlan0 > /dev/null 2>&1
         sleep 3
-        [ "$(nmcli -t -f SSID dev wifi list ifname wlan0 --rescan no | sort -u | grep -c -x -E 'CityFree|Office|HomeNet|RoamNet|FailNet|WisprNet|CapNet')" = 7 ] && break
+        [ "$(nmcli -t -f SSID dev wifi list ifname wlan0 --rescan no | sort -u | grep -c -x -F "$LAB_SSIDS")" = "$(grep -c . <<< "$LAB_SSIDS")" ] && break
     done
     nmcli -t -f BSSID,SSID,SECURITY dev wifi list ifname wlan0 --rescan no > /lab-out/scan.txt
     echo "scan list complete at $(t) s (after $i rescans)"
@@ -187,9 +234,14 @@ lab_setup() {
     echo "setup: radios at $(t) s: $(ls /sys/class/ieee80211 | tr '\n' ' ')"
     lab_make_ca || { lab_error "openssl: the throwaway CA"; return 1; }
     echo "setup: CA at $(t) s"
-    lab_ap_side || return 1
-    echo "setup: AP side at $(t) s"
+    # The client side starts while the access points come up (NetworkManager's start and the AP
+    # side's each take 25-60 s under TCG); the scan waits for both.
+    lab_ap_radios || return 1
     lab_client_side || return 1
+    echo "setup: NetworkManager started at $(t) s"
+    lab_start_aps "$LAB_APS" || return 1
+    echo "setup: AP side at $(t) s"
+    lab_client_ready || return 1
 }
 
 lab_teardown() {

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The systemd group (issue 10: "installed as a user installs it"): a guest booted with systemd as
+"""The systemd group ("installed as a user installs it"): a guest booted with systemd as
 PID 1, the .deb from `make deb` installed by dpkg, real dbus.service and polkitd with the shipped
 policy, and hotspot-helperd started by D-Bus activation and by systemctl under its shipped
 hardening. Run by scenarios.py inside lab-scenarios.service (see boot-systemd).
@@ -109,7 +109,7 @@ LAB_RULE = "/etc/polkit-1/rules.d/50-hotspot-lab.rules"
 
 
 def polkit_dialog(lab):
-    """Real polkitd asks a person, and the dialog says who asks and why (issue 14 item 5). The
+    """Real polkitd asks a person, and the dialog says who asks and why. The
     guest has no logind session, so the shipped default for uid 1000 is "no"; a lab-only rule
     makes register-helper auth_admin for non-root users. A HotspotHelperKit helper registers as
     uid 1000 (interactively, the Kit's default); real pkttyagent, registered for that helper's
@@ -218,7 +218,7 @@ def sandboxed_signin(lab):
 
 def unjoined_memory(pid, settle=3.0):
     """The installed daemon's resident memory with real NetworkManager and no network joined, on
-    Debian 12's kernel (issue 12's goal is ≤ 12 MiB idle). A figure, not an assertion: this is not
+    Debian 12's kernel (the goal is ≤ 12 MiB idle). A figure, not an assertion: this is not
     a quiet idle (NetworkManager scans, the daemon provisions the lab's profiles), and
     footprint-benchmark measures the quiet one on the host, whose kernel maps more per fault."""
     time.sleep(settle)

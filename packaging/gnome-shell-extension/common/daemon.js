@@ -1,6 +1,4 @@
-// SPDX-License-Identifier: Apache-2.0
-/* exported HotspotDaemon */
-'use strict';
+// SPDX-License-Identifier: Apache-2.0 OR GPL-2.0-or-later
 
 // hotspot-helperd as this extension sees it: its Wi-Fi interfaces, each with its properties
 // (State, Helper, Reason, Connectivity, Device) and its annotated scan list. Everything is
@@ -8,7 +6,7 @@
 // interface's PropertiesChanged, and its ScanListChanged signal, on which GetScanList is read
 // again. Nothing is polled. GetScanList carries no passwords (only has-password).
 
-const {Gio} = imports.gi;
+import Gio from 'gi://Gio';
 
 const BUS_NAME = 'org.freedesktop.NetworkManager.HotspotHelper';
 const MANAGER_PATH = '/org/freedesktop/NetworkManager/HotspotHelper';
@@ -17,7 +15,7 @@ const INTERFACE_INTERFACE = 'org.freedesktop.NetworkManager.HotspotHelper.Interf
 // The daemon is D-Bus activatable: reading it must not start it.
 const PROXY_FLAGS = Gio.DBusProxyFlags.DO_NOT_AUTO_START;
 
-var HotspotDaemon = class HotspotDaemon {
+export class HotspotDaemon {
     /**
      * @param {function(): void} changed - called whenever what `interfaces` returns changes
      */
@@ -198,4 +196,4 @@ var HotspotDaemon = class HotspotDaemon {
         this._warned.add(key);
         console.warn(`Hotspot Helper: ${key}`);
     }
-};
+}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import HotspotCore
+import SystemSupport
 import Testing
 
 /// The Foundation-free text helpers the shipped binary uses instead of full Foundation's.

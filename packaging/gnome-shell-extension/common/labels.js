@@ -1,9 +1,8 @@
-// SPDX-License-Identifier: Apache-2.0
-/* exported ssidKey, rowLabels, subtitleFor */
-'use strict';
+// SPDX-License-Identifier: Apache-2.0 OR GPL-2.0-or-later
 
 // What the extension shows, worked out from the daemon's answers alone: no Shell, no D-Bus, so
-// gjs can run it in a test and any Shell version's glue can share it.
+// gjs can run it in a test and every Shell version shares it. An ES module, the one source for
+// Shell 45-50 (copied) and Shell 43 (turned into a legacy gjs module by extension.mk).
 
 /**
  * A map key for an SSID (its bytes in hex): SSIDs are bytes, not text.
@@ -11,7 +10,7 @@
  * @param {Uint8Array|number[]} bytes - the SSID
  * @returns {string}
  */
-function ssidKey(bytes) {
+export function ssidKey(bytes) {
     return Array.from(bytes ?? [], b => b.toString(16).padStart(2, '0')).join('');
 }
 
@@ -25,7 +24,7 @@ function ssidKey(bytes) {
  * @param {function(Uint8Array): string} ssidText - how Shell writes an SSID (NM.utils_ssid_to_utf8)
  * @returns {Map<string, string>} ssidKey → label
  */
-function rowLabels(scanList, ssidText) {
+export function rowLabels(scanList, ssidText) {
     // One entry per SSID: several access points of one network are one row in Shell.
     const networks = new Map();
     for (const entry of scanList) {
@@ -59,7 +58,7 @@ function rowLabels(scanList, ssidText) {
  *   interface's properties (daemon text, shown as plain text only)
  * @returns {string}
  */
-function subtitleFor(status) {
+export function subtitleFor(status) {
     const helper = status.Helper ?? '';
     const reason = status.Reason ?? '';
     const offline = ['none', 'limited', 'portal'].includes(status.Connectivity);

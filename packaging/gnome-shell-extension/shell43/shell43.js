@@ -1,31 +1,34 @@
-// SPDX-License-Identifier: Apache-2.0
-/* exported wirelessToggle, wirelessDevices, networkRows, watchRows, headerOf, watchToggleLabel */
+// SPDX-License-Identifier: Apache-2.0 OR GPL-2.0-or-later
+/* exported whenToggle, wirelessDevices, networkRows, menuBoxes, childAddedSignal, headerOf, toggleName, setToggleName, watchToggleName */
 'use strict';
 
 // Every private field of GNOME Shell 43's quick settings this extension touches, and nothing
 // else: the Wi-Fi toggle, its device items, their network rows, the menu header. Shell gives no
 // public API for these (js/ui/status/network.js, js/ui/quickSettings.js at 43.9), so a Shell
-// release that renames one breaks only this file. Another Shell version is another file with
-// these six functions (shell44.js…), chosen in extension.js by Config.PACKAGE_VERSION; from 45
-// on, Shell loads extensions as ES modules, so extension.js's imports change too, but labels.js
-// and daemon.js carry over.
+// release that renames one breaks only this file. Shell 45-49 have shell45.js, 50 shell50.js,
+// with the same functions (ES modules); controller.js, daemon.js and labels.js are shared.
 
 const {NM} = imports.gi;
 const Main = imports.ui.main;
 
 /**
- * The quick settings' Wi-Fi toggle, or null while Shell has none.
+ * Calls `ready` with the quick settings' Wi-Fi toggle (Shell 43 makes it with the panel, before
+ * any extension is enabled; none without NetworkManager). Returns a function that stops waiting.
  *
- * @returns {object|null}
+ * @param {function(object): void} ready - called once with the toggle
+ * @returns {function(): void}
  */
-function wirelessToggle() {
-    return Main.panel.statusArea.quickSettings?._network?._wirelessToggle ?? null;
+function whenToggle(ready) {
+    const toggle = Main.panel.statusArea.quickSettings?._network?._wirelessToggle ?? null;
+    if (toggle)
+        ready(toggle);
+    return () => {};
 }
 
 /**
  * The toggle's Wi-Fi devices: NetworkManager's D-Bus path of each and Shell's item for it.
  *
- * @param {object} toggle - from wirelessToggle()
+ * @param {object} toggle - from whenToggle()
  * @returns {Array<{devicePath: string, deviceItem: object}>}
  */
 function wirelessDevices(toggle) {
@@ -56,37 +59,29 @@ function networkRows(deviceItem) {
 }
 
 /**
- * Calls `changed` when a device item or a network row is added to the Wi-Fi menu (Shell builds
- * them as access points come and go). Returns a function that stops watching.
+ * The boxes Shell adds the Wi-Fi menu's device items and network rows to: the toggle's, then
+ * each device item's.
  *
- * @param {object} toggle - from wirelessToggle()
- * @param {function(): void} changed - called after Shell added the row
- * @returns {function(): void}
+ * @param {object} toggle - from whenToggle()
+ * @returns {Array<object>}
  */
-function watchRows(toggle, changed) {
-    const watched = new Map();  // box → handler id
-    const watch = box => {
-        if (!watched.has(box))
-            watched.set(box, box.connect('actor-added', onAdded));
-    };
-    const onAdded = () => {
-        for (const {deviceItem} of wirelessDevices(toggle))
-            watch(deviceItem.section.box);
-        changed();
-    };
-    watch(toggle._itemsSection.box);
-    onAdded();
-    return () => {
-        for (const [box, id] of watched)
-            box.disconnect(id);
-        watched.clear();
-    };
+function menuBoxes(toggle) {
+    return [toggle._itemsSection.box, ...wirelessDevices(toggle).map(({deviceItem}) => deviceItem.section.box)];
+}
+
+/**
+ * The signal a child's addition emits (Shell 43: Clutter's `actor-added`).
+ *
+ * @returns {string}
+ */
+function childAddedSignal() {
+    return 'actor-added';
 }
 
 /**
  * The Wi-Fi menu's header: reads what Shell set, and sets a subtitle.
  *
- * @param {object} toggle - from wirelessToggle()
+ * @param {object} toggle - from whenToggle()
  * @returns {{subtitle: string, setSubtitle: function(string): void}}
  */
 function headerOf(toggle) {
@@ -104,14 +99,32 @@ function headerOf(toggle) {
 }
 
 /**
- * Calls `changed` whenever Shell sets the Wi-Fi toggle's label (the connected network's name,
- * from its SSID). Returns a function that stops watching.
+ * The connected network's name on the Wi-Fi toggle (Shell sets it from the SSID): its label.
  *
- * @param {object} toggle - from wirelessToggle()
+ * @param {object} toggle - from whenToggle()
+ * @returns {string}
+ */
+function toggleName(toggle) {
+    return toggle.label;
+}
+
+/**
+ * @param {object} toggle - from whenToggle()
+ * @param {string} text - plain text
+ */
+function setToggleName(toggle, text) {
+    toggle.label = text;
+}
+
+/**
+ * Calls `changed` whenever Shell sets the Wi-Fi toggle's name. Returns a function that stops
+ * watching.
+ *
+ * @param {object} toggle - from whenToggle()
  * @param {function(): void} changed - called after Shell set it
  * @returns {function(): void}
  */
-function watchToggleLabel(toggle, changed) {
+function watchToggleName(toggle, changed) {
     const id = toggle.connect('notify::label', changed);
     return () => toggle.disconnect(id);
 }

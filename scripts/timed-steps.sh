@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Runs the steps of a make target one after another, times each, and prints a table of the steps'
+# times and results at the end, also when a step fails (a CI log is read from its tail).
+#
+#     scripts/timed-steps.sh TITLE  NAME COMMAND  [NAME COMMAND]...
+#
+# COMMAND is run by bash (`bash -c`). A NAME that starts with '!' is a step the later ones need
+# (the build): when it fails, the steps after it are not run and are listed as skipped. A step
+# that fails otherwise does not stop the steps after it (the lab still runs when a Swift test
+# failed), and the script exits 1 when any step failed.
+# A NAME that starts with '&' (before any '!') runs in the background beside the next step; once
+# that step has ended, the script waits for it and prints its output (kept in .build/step-N.log
+# meanwhile, so the two do not interleave). Two cores do a build and the tests side by side
+# sooner than one after the other: the tests wait on processes and the bus much of the time.
+# The table is also written to $STEP_TIMES (default .build/step-times.txt).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+title=$1
+shift
+if [ $(( $# % 2 )) -ne 0 ] || [ $# -eq 0 ]; then
+    echo "usage: scripts/timed-steps.sh TITLE NAME COMMAND [NAME COMMAND]..." >&2
+    exit 2
+fi
+
+names=() results=() times=()
+failed=0 stopped=""
+background=()  # indexes of the steps running in the background
+started_all=$(date +%s)
+mkdir -p .build
+
+fmt() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+# Records step $1's end: status $2, seconds $3, whether later steps need it $4.
+finish() {
+    times[$1]=$(fmt "$3")
+    if [ "$2" -eq 0 ]; then
+        results[$1]="passed"
+    else
+        results[$1]="FAILED (exit $2)"
+        failed=1
+        [ "$4" -eq 1 ] && [ -z "$stopped" ] && stopped=${names[$1]}
+    fi
+}
+
+# Waits for the steps in the background and prints their output.
+join() {
+    local j status
+    for j in "${background[@]}"; do
+        wait "${pids[$j]}"
+        status=$?
+        echo
+        echo "==== $title: ${names[$j]} (ran beside the step before; its output:)"
+        cat ".build/step-$j.log"
+        finish "$j" "$status" "$(( $(cat ".build/step-$j.end") - starts[$j] ))" "${needs[$j]}"
+    done
+    background=()
+}
+
+declare -A pids starts needs
+i=0
+while [ $# -gt 0 ]; do
+    name=$1 command=$2
+    shift 2
+    beside=0 needed=0
+    case "$name" in '&'*) beside=1; name=${name#&} ;; esac
+    case "$name" in '!'*) needed=1; name=${name#!} ;; esac
+    names[$i]=$name needs[$i]=$needed
+    if [ -n "$stopped" ]; then
+        results[$i]="skipped (${stopped} failed)" times[$i]="-"
+        i=$((i + 1))
+        continue
+    fi
+    echo
+    echo "==== $title: $name"
+    echo "     $command"
+    starts[$i]=$(date +%s)
+    if [ "$beside" -eq 1 ]; then
+        echo "     (in the background beside the next step; output in .build/step-$i.log)"
+        ( bash -c "$command" > ".build/step-$i.log" 2>&1; status=$?; date +%s > ".build/step-$i.end"; exit $status ) &
+        pids[$i]=$!
+        background+=("$i")
+        i=$((i + 1))
+        continue
+    fi
+    bash -c "$command"
+    status=$?
+    finish "$i" "$status" "$(( $(date +%s) - starts[$i] ))" "$needed"
+    join
+    i=$((i + 1))
+done
+join
+total=$(( $(date +%s) - started_all ))
+
+table=$(
+    echo "==== $title: $(fmt "$total") in all, on $(nproc) cores (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
+    for i in "${!names[@]}"; do
+        printf '  %-44s %8s  %s\n' "${names[$i]}" "${times[$i]}" "${results[$i]}"
+    done
+)
+echo
+echo "$table"
+out=${STEP_TIMES:-.build/step-times.txt}
+mkdir -p "$(dirname "$out")" && echo "$table" > "$out"
+exit "$failed"
