@@ -22,6 +22,7 @@ final class PeerLink {
     let fd: Int32
     let acceptsCalls: Bool
     let maximumMessageSize: Int
+    let onOpen: @Sendable (_ link: String) -> Void
     let onClose: @Sendable (_ link: String, _ reason: String) -> Void
     /// What was read and what it means: the authentication exchange, then messages' frames
     /// (`PeerLinkReader`, no I/O, so the fuzz target can drive it).
@@ -68,12 +69,14 @@ final class PeerLink {
     }()
 
     init(name: String, fd: Int32, role: Connection.PeerLinkRole, acceptsCalls: Bool, maximumMessageSize: Int,
+         onOpen: @escaping @Sendable (_ link: String) -> Void = { _ in },
          onClose: @escaping @Sendable (_ link: String, _ reason: String) -> Void) {
         self.reader = PeerLinkReader(serverSide: role == .server, maximumMessageSize: maximumMessageSize)
         self.name = name
         self.fd = fd
         self.acceptsCalls = acceptsCalls
         self.maximumMessageSize = maximumMessageSize
+        self.onOpen = onOpen
         self.onClose = onClose
     }
 
@@ -94,7 +97,7 @@ extension Connection {
     }
 
     /// A connected pair of stream sockets (close-on-exec) for a peer link: adopt one end with
-    /// ``adoptPeerLink(_:role:acceptsCalls:maximumMessageSize:named:onClose:)`` and hand the other to the
+    /// ``adoptPeerLink(_:role:acceptsCalls:maximumMessageSize:named:opened:onClose:)`` and hand the other to the
     /// peer as a `.unixFD` value.
     public static func socketPair() throws -> (FileDescriptor, FileDescriptor) {
         var fds: [Int32] = [-1, -1]
@@ -116,9 +119,12 @@ extension Connection {
     ///
     /// `named` is called with the link's name on the connection's thread before anything is read
     /// from it: a handler that checks senders can know the link before its first message, which
-    /// may come before this method's caller has resumed.
+    /// may come before this method's caller has resumed. `opened` is called there once the
+    /// authentication exchange has ended, before the first message is read or written: a link
+    /// closed before then carried no message either way.
     public func adoptPeerLink(_ descriptor: FileDescriptor, role: PeerLinkRole, acceptsCalls: Bool, maximumMessageSize: Int = 1 << 20,
                               named: @Sendable (String) -> Void = { _ in },
+                              opened: @escaping @Sendable (_ link: String) -> Void = { _ in },
                               onClose: @escaping @Sendable (_ link: String, _ reason: String) -> Void) throws -> String {
         guard raw != nil else { throw DBusError.disconnected(disconnectReason ?? "closed") }
         var type: Int32 = 0, domain: Int32 = 0
@@ -132,7 +138,7 @@ extension Connection {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         linksOpened += 1
         let link = PeerLink(name: "\(PeerLink.namePrefix)\(linksOpened)", fd: fd, role: role, acceptsCalls: acceptsCalls,
-                            maximumMessageSize: maximumMessageSize, onClose: onClose)
+                            maximumMessageSize: maximumMessageSize, onOpen: opened, onClose: onClose)
         links[link.name] = link
         named(link.name)
         if role == .client {
@@ -300,6 +306,7 @@ extension Connection {
     }
 
     private func open(_ link: PeerLink) {
+        link.onOpen(link.name)
         link.outbox.append(contentsOf: link.held)
         link.held = []
         flushLink(link)

@@ -396,7 +396,7 @@ public actor Connection {
     }
 
     /// Like ``callNow(destination:path:interface:member:body:timeout:)``, over the peer link
-    /// named `link` (``adoptPeerLink(_:role:acceptsCalls:maximumMessageSize:named:onClose:)``) instead of
+    /// named `link` (``adoptPeerLink(_:role:acceptsCalls:maximumMessageSize:named:opened:onClose:)``) instead of
     /// the bus. When the link closes first, the call fails with ``DBusError/disconnected(_:)``.
     public nonisolated func callNow(link: String, path: ObjectPath, interface: InterfaceName?, member: MemberName,
                                     body: [DBusValue] = [], timeout: Duration = .seconds(25)) -> PendingReply {

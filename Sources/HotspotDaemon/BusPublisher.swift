@@ -100,9 +100,10 @@ final class BusPublisher: Service {
                     try await authorizer.require(.registerHelper, for: call, details: registration.polkitDetails)
                     // The channel is made before the engine hears of the helper, so its first
                     // command already takes it: one way for commands, from the first.
-                    let (transport, channel) = try await connector.connect(sender: call.sender, path: path, wantsChannel: registration.wantsChannel) {
-                        [engine] transport, why in await engine.transportGone(transport, why: why)
-                    }
+                    let (transport, channel) = try await connector.connect(
+                        sender: call.sender, path: path, wantsChannel: registration.wantsChannel,
+                        gone: { [engine] transport, why in await engine.transportGone(transport, why: why) },
+                        rerouted: { [engine] transport, why in await engine.transportRerouted(transport, why: why) })
                     do { try await engine.register(registration, transport: transport) } catch {
                         await transport.close(reason: "the registration was refused")
                         throw error

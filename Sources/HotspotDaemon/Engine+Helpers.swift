@@ -69,6 +69,14 @@ extension Engine {
         await helperVanished(id, transport: transport, why: why)
     }
 
+    /// A helper's command channel closed before it opened: the helper stays, its commands take
+    /// the bus, and `Helpers` says so.
+    func transportRerouted(_ transport: any HelperTransport, why: String) async {
+        guard let (id, _) = helpers.first(where: { $0.value.transport === transport }) else { return }
+        log.warning("helper \(UntrustedText.forLog(id.rawValue)): \(why)")
+        await publishHelpers()
+    }
+
     func unregister(sender: String) async throws {
         guard let (id, h) = helpers.first(where: { $0.value.transport.peer == sender }) else {
             throw HotspotError(.notRegistered, "this connection is not registered as a helper")

@@ -69,7 +69,9 @@ final class InProcessTransport: HelperTransport {
 
 /// A helper process on the bus: `HandleCommand` to the object it registered, on its connection
 /// or on the command channel handed out with its registration. Either way it is watched on the
-/// bus until it leaves, and a channel that closes counts as leaving.
+/// bus until it leaves. A channel that closes once open counts as leaving; one that closes before
+/// its authentication exchange ended (the helper never took it, or took longer than the link's
+/// deadline) carried nothing, and the helper's commands go over the bus from then on.
 final class RemoteHelperTransport: HelperTransport {
     let bus: Connection
     let uniqueName: String
@@ -79,6 +81,8 @@ final class RemoteHelperTransport: HelperTransport {
         var watch: Task<Void, Never>?
         /// The command channel's peer link, nil when commands go through the bus.
         var link: String?
+        /// Whether the channel's authentication exchange has ended (messages may have crossed it).
+        var opened = false
         /// Why the helper is gone, once it is (it left the bus, or its channel closed).
         var left: String?
         var closed = false
@@ -88,6 +92,8 @@ final class RemoteHelperTransport: HelperTransport {
     private let state = Mutex(State())
     /// Told, once, that the helper is gone.
     private let gone: @Sendable (RemoteHelperTransport, String) async -> Void
+    /// Told, at most once, that the channel closed before it opened: commands now take the bus.
+    private let rerouted: @Sendable (RemoteHelperTransport, String) async -> Void
 
     var peer: String? { uniqueName }
     var link: String? { state.withLock { $0.link } }
@@ -96,17 +102,50 @@ final class RemoteHelperTransport: HelperTransport {
     var left: String? { state.withLock { $0.left } }
 
     fileprivate init(bus: Connection, uniqueName: String, destination: BusName, path: ObjectPath,
-                     gone: @escaping @Sendable (RemoteHelperTransport, String) async -> Void) {
+                     gone: @escaping @Sendable (RemoteHelperTransport, String) async -> Void,
+                     rerouted: @escaping @Sendable (RemoteHelperTransport, String) async -> Void) {
         self.bus = bus
         self.uniqueName = uniqueName
         self.destination = destination
         self.path = path
         self.gone = gone
+        self.rerouted = rerouted
     }
 
     fileprivate func attach(watch: Task<Void, Never>) { state.withLock { $0.watch = watch } }
+    /// Called on the bus thread as the link is made, before it can open or close.
     fileprivate func attach(link: String, release: @escaping @Sendable () -> Void) {
         state.withLock { $0.link = link; $0.release = release }
+    }
+    /// Called on the bus thread when the channel's authentication exchange has ended.
+    fileprivate func channelOpened() { state.withLock { $0.opened = true } }
+
+    /// Called on the bus thread when the channel closed, for any reason, this transport's own
+    /// closing included. Decided there, under the lock, before a task hops off it to tell the
+    /// engine: a command sent from then on takes the bus.
+    fileprivate func channelClosed(_ link: String, reason: String) {
+        enum Next { case nothing, left, bus((@Sendable () -> Void)?) }
+        let next = state.withLock { s -> Next in
+            guard !s.closed, s.left == nil, s.link == link else { return .nothing }
+            guard !s.opened else { return .left }
+            s.link = nil
+            defer { s.release = nil }
+            return .bus(s.release)
+        }
+        let why = UntrustedText.forLog(reason)
+        switch next {
+        case .nothing: return
+        case .left: Task { await departed("its command channel closed (\(why))") }
+        case .bus(let release):
+            release?()
+            Task { await rerouted(self, "its command channel closed before it opened (\(why)); its commands go over the bus") }
+        }
+    }
+
+    /// Whether the channel never opened while the helper is still this transport's: a call that
+    /// waited on it never reached the helper. (Its call fails before `channelClosed` runs.)
+    private var channelNeverOpened: Bool {
+        state.withLock { !$0.opened && !$0.closed }
     }
 
     /// The helper left the bus or its channel closed: the first reason is kept and told.
@@ -121,11 +160,21 @@ final class RemoteHelperTransport: HelperTransport {
 
     func send(_ command: WireCommand, timeout: Duration) -> @Sendable () async -> CommandOutcome? {
         let member = HotspotContract.Handler.handleCommand.name, interface = HotspotContract.handlerInterface
-        let call = link.map { bus.callNow(link: $0, path: path, interface: interface, member: member, body: [command.encode()], timeout: timeout) }
-            ?? bus.callNow(destination: destination, path: path, interface: interface, member: member, body: [command.encode()], timeout: timeout)
-        return {
+        let body = [command.encode()], link = link
+        let overTheBus: @Sendable () -> PendingReply = { [bus, destination, path] in
+            bus.callNow(destination: destination, path: path, interface: interface, member: member, body: body, timeout: timeout)
+        }
+        let call = link.map { bus.callNow(link: $0, path: path, interface: interface, member: member, body: body, timeout: timeout) } ?? overTheBus()
+        return { [self] in
             do {
-                let reply = try await call.body()
+                let reply: [DBusValue]
+                do {
+                    reply = try await call.body()
+                } catch DBusError.disconnected where link != nil && channelNeverOpened {
+                    // It waited for a channel that closed before it opened: it never reached the
+                    // helper, whose commands now take the bus.
+                    reply = try await overTheBus().body()
+                }
                 guard reply.count == 1 else { throw WireError("HandleCommand returned \(reply.count) values") }
                 return .answered(try WireResponse.decode(reply[0], answering: command))
             } catch let error as WireError {
@@ -182,12 +231,13 @@ final class HelperConnector: Sendable {
     /// leaves the bus or its channel closes under it, with the transport and why; a helper gone
     /// before the engine took the transport says so in ``RemoteHelperTransport/left``.
     func connect(sender: String, path: ObjectPath, wantsChannel: Bool,
-                 gone: @escaping @Sendable (_ transport: RemoteHelperTransport, _ why: String) async -> Void)
+                 gone: @escaping @Sendable (_ transport: RemoteHelperTransport, _ why: String) async -> Void,
+                 rerouted: @escaping @Sendable (_ transport: RemoteHelperTransport, _ why: String) async -> Void)
         async throws -> (transport: RemoteHelperTransport, channel: FileDescriptor?) {
         guard let destination = try? BusName(sender) else {
             throw HotspotError(.invalidArgs, "the caller has no valid bus name")
         }
-        let transport = RemoteHelperTransport(bus: bus, uniqueName: sender, destination: destination, path: path, gone: gone)
+        let transport = RemoteHelperTransport(bus: bus, uniqueName: sender, destination: destination, path: path, gone: gone, rerouted: rerouted)
         // Watch the caller first: if it vanishes right after registering, it is still noticed.
         let rule = MatchRule(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                              member: "NameOwnerChanged", arguments: [0: sender])
@@ -213,11 +263,12 @@ final class HelperConnector: Sendable {
         let release: @Sendable () -> Void = { [self] in channels.withLock { $0 -= 1 } }
         do {
             let (mine, theirs) = try Connection.socketPair()
-            let link = try await bus.adoptPeerLink(mine, role: .server, acceptsCalls: false, maximumMessageSize: Self.channelMaximumMessage) { _, reason in
-                // Called on the bus thread, which must not wait on the engine: departing hops off it.
-                Task { await transport.departed("its command channel closed (\(UntrustedText.forLog(reason)))") }
-            }
-            transport.attach(link: link, release: release)
+            // The callbacks run on the bus thread, which must not wait on the engine: the transport
+            // decides under its lock and hops off it to tell the engine.
+            _ = try await bus.adoptPeerLink(mine, role: .server, acceptsCalls: false, maximumMessageSize: Self.channelMaximumMessage,
+                                            named: { transport.attach(link: $0, release: release) },
+                                            opened: { _ in transport.channelOpened() },
+                                            onClose: { link, reason in transport.channelClosed(link, reason: reason) })
             return (transport, theirs)
         } catch {
             release()
