@@ -100,21 +100,26 @@ struct CommandChannelTests {
         }
         // 64 channels and one helper over the bus. Which one that is, is not asserted: on a busy
         // machine a channel whose helper did not end its authentication exchange within the link's
-        // deadline (10 s) is closed, its helper goes on over the bus (the next test), and a later
-        // helper gets the slot. (A CI run lost one of the 65 when that closing counted as leaving.)
+        // deadline (10 s) is closed, its helper goes on over the bus (the next test), and the slot
+        // is free again. (A CI run lost one of the 65 when that closing counted as leaving.)
         try await s.waitUntil("65 helpers are listed") { try await helpersVia(s).count == 65 }
         let via = try await helpersVia(s)
-        let channels = s.daemon.log.split(separator: "\n").filter { $0.contains("has left") || $0.contains("channel") }.joined(separator: "\n")
-        #expect(via.values.filter { $0 == "channel" }.count == 64, "\(via)\n\(channels)")
-        #expect(via.values.filter { $0 == "bus" }.count == 1, "\(via)\n\(channels)")
+        let channelLines = s.daemon.log.split(separator: "\n").filter { $0.contains("channel") }.joined(separator: "\n")
+        let channels = via.values.filter { $0 == "channel" }.count
+        #expect(channels <= 64 && channels + via.values.filter { $0 == "bus" }.count == 65, "\(via)\n\(channelLines)")
         // The helper past the bound gets no channel, and still works, over the bus.
         let last = HelperScript(confidence: .high)
         _ = try await register(s, "Last", channel: true, script: last)
         try await s.waitUntil("the last helper is listed") { try await helpersVia(s)["Last"] != nil }
-        #expect(try await helpersVia(s)["Last"] == "bus")
+        let lastVia = try await helpersVia(s)["Last"]
         try await s.join("CityFree", accessPoint: "ap1")
         try await s.waitFor("authenticated")
         #expect(try await s.property("Helper") == .string("Last"))
+        // Read last: the log says whether a slot was freed before any of the reads above.
+        if !s.daemon.log.contains("closed before it opened") {
+            #expect(channels == 64, "\(via)\n\(channelLines)")
+            #expect(lastVia == "bus")
+        }
     }
 
     /// A helper that asks for a channel and never takes it (its authentication exchange never
