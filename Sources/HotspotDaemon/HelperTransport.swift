@@ -133,6 +133,8 @@ final class RemoteHelperTransport: HelperTransport {
             return .bus(s.release)
         }
         let why = UntrustedText.forLog(reason)
+        // Both tasks outlive this call on purpose: the bus thread must not wait on the engine;
+        // each tells it once and ends (the engine ignores a transport it has let go of).
         switch next {
         case .nothing: return
         case .left: Task { await departed("its command channel closed (\(why))") }
