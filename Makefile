@@ -1,7 +1,7 @@
 # Hotspot Helper for Linux — common tasks. `make help` lists them.
 SWIFT ?= swift
 
-.PHONY: help deps build-deps demo-deps loaded-deps build test test-loaded test-fallback bench bench-hops demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench order-file
+.PHONY: help rpm deps build-deps demo-deps loaded-deps build test test-loaded test-fallback bench bench-hops demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench order-file
 
 help:
 	@echo "make deps    install the Debian packages the build, the tests and the lab need (root; make demo and make build install only their own)"
@@ -21,8 +21,15 @@ help:
 	@echo "make soak    1000 joins, click-through sign-ins and leaves, checking for leaks (CYCLES=N)"
 	@echo "make bench-report  every benchmark, load and a short soak (release), in one table"
 	@echo "make release build hotspot-helper, the one binary behind hotspot-helperd, hotspotctl and hotspot-helper-agent (release, Swift runtime linked in)"
-	@echo "make install install them and every system file (DESTDIR=, PREFIX=/usr; SKIP_BUILD=1 uses BUILT_PRODUCTS as is)"
-	@echo "make deb     build hotspot-helper_VERSION_ARCH.deb from the tree (dpkg-deb; lintian if installed)"
+	@echo "make install install them and every system file; SKIP_BUILD=1 installs BUILT_PRODUCTS as they are. Directories (docs/PACKAGING.md):"
+	@echo "             DESTDIR=, PREFIX=/usr, BINDIR, LIBEXECDIR, DATADIR, MANDIR, DOCDIR, SYSCONFDIR=/etc, LOCALSTATEDIR=/var (STATEDIR),"
+	@echo "             SYSTEMDSYSTEMUNITDIR, SYSTEMDUSERUNITDIR, DBUSDIR, POLKITDIR (from pkg-config when present), NMDISPATCHERDIR, XDGAUTOSTARTDIR"
+	@echo "make uninstall  remove what make install installed (same variables; the configuration in SYSCONFDIR stays)"
+	@echo "make install-shell-extension  the GNOME Shell extension and its vendor override (DESTDIR=, PREFIX=; uninstall-shell-extension removes them)"
+	@echo "make deb     build hotspot-helper_VERSION_ARCH.deb and the Shell extension's package from the tree (dpkg-deb; lintian if installed)"
+	@echo "make rpm     build hotspot-helper-VERSION.ARCH.rpm with rpmbuild from packaging/rpm/hotspot-helper.spec and the release build (rpmlint if installed)"
+	@echo "             Arch Linux: packaging/arch/PKGBUILD (makepkg); other distributions: docs/PACKAGING.md"
+	@echo "make build-deps  say which packages the build needs and which are missing (installs them with apt on Debian and Ubuntu, as root)"
 	@echo "make order-file  measure the code the daemon runs (callgrind; needs valgrind) and rewrite packaging/hotspot-helper.order"
 
 # What each command installs (scripts/install-deps.sh says why each package is there): the
@@ -153,22 +160,45 @@ clean:
 	$(SWIFT) package clean
 
 # ---- Desktop and distribution: release binaries, install, .deb ----------------------
-# Paths are Debian's (see docs/ and the README's "Installing"); override any of them.
+# Where `make install` puts things (docs/PACKAGING.md, "Installing from source"). The programs,
+# their data and documentation follow PREFIX. The directories other daemons read (systemd, D-Bus,
+# polkit, NetworkManager) do not: they come from those packages' pkg-config files when installed
+# (systemd.pc, dbus-1.pc, polkit-gobject-1.pc), else from where those daemons look on every
+# distribution, since a unit or a bus policy under /usr/local is read by none of them (systemd
+# excepted). Every installed file that names a path names the installed one: the files in
+# packaging/ and dbus/ name the default paths, and INSTALL_PATHS rewrites them as installed.
 VERSION ?= 0.2.0
 PREFIX ?= /usr
 DESTDIR ?=
 SYSCONFDIR ?= /etc
+LOCALSTATEDIR ?= /var
 BINDIR ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 DOCDIR ?= $(DATADIR)/doc/hotspot-helper
-SYSTEMDSYSTEMUNITDIR ?= /lib/systemd/system
-SYSTEMDUSERUNITDIR ?= $(PREFIX)/lib/systemd/user
-DBUSDIR ?= $(DATADIR)/dbus-1
-POLKITDIR ?= $(DATADIR)/polkit-1/actions
-# NetworkManager's own pre-up dispatcher directory for packages (it also reads /etc's).
-NMDISPATCHERDIR ?= $(PREFIX)/lib/NetworkManager/dispatcher.d
+# The daemon's state (its network cache and autoconnect ledger).
+STATEDIR ?= $(LOCALSTATEDIR)/lib/hotspot-helper
+PKG_CONFIG ?= pkg-config
+# A pkg-config variable, or the default when the package's .pc is not installed (asked once,
+# and only when the variable is not given).
+pkgvar = $(or $(shell $(PKG_CONFIG) --variable=$(2) $(1) 2>/dev/null),$(3))
+ifeq ($(origin SYSTEMDSYSTEMUNITDIR),undefined)
+SYSTEMDSYSTEMUNITDIR := $(call pkgvar,systemd,systemdsystemunitdir,/usr/lib/systemd/system)
+endif
+ifeq ($(origin SYSTEMDUSERUNITDIR),undefined)
+SYSTEMDUSERUNITDIR := $(call pkgvar,systemd,systemduserunitdir,/usr/lib/systemd/user)
+endif
+ifeq ($(origin DBUSDIR),undefined)
+DBUSDIR := $(call pkgvar,dbus-1,datadir,/usr/share)/dbus-1
+endif
+ifeq ($(origin POLKITDIR),undefined)
+POLKITDIR := $(call pkgvar,polkit-gobject-1,policydir,/usr/share/polkit-1/actions)
+endif
+# NetworkManager's own dispatcher directory for packages (it also reads /etc's); NetworkManager
+# ships no pkg-config variable for it.
+NMDISPATCHERDIR ?= /usr/lib/NetworkManager/dispatcher.d
+XDGAUTOSTARTDIR ?= $(SYSCONFDIR)/xdg/autostart
 RELEASE_SCRATCH ?= .build-release
 BUILT_PRODUCTS ?= $(RELEASE_SCRATCH)/release
 DEB_DIR ?= debian-build
@@ -231,6 +261,31 @@ order-file: deps
 	  $(MAKE) --no-print-directory release && /usr/bin/python3 Tools/link-order/refine $(BUILT_PRODUCTS)/$(MULTICALL) $(ORDER_FILE) || exit 1; \
 	done; else echo "order-file: perf is missing (apt-get install linux-perf): callgrind's profile only"; fi
 
+# The files in packaging/ and dbus/ name Debian's paths (so they read as they install there);
+# installed, each names the installed one instead. Roff writes '-' as '\-', hence the '\\?'.
+INSTALL_PATHS = sed -E \
+  -e 's|/usr/libexec/hotspot|$(LIBEXECDIR)/hotspot|g' \
+  -e 's|/usr/bin/hotspot|$(BINDIR)/hotspot|g' \
+  -e 's|/etc/hotspot|$(SYSCONFDIR)/hotspot|g' \
+  -e 's|/etc/xdg/autostart|$(XDGAUTOSTARTDIR)|g' \
+  -e 's|/var/lib/hotspot(\\?)-helper|$(STATEDIR)|g' \
+  -e 's|/usr/lib/NetworkManager/dispatcher\.d|$(NMDISPATCHERDIR)|g' \
+  -e 's|(/usr)?/lib/systemd/system|$(SYSTEMDSYSTEMUNITDIR)|g' \
+  -e 's|/usr/lib/systemd/user|$(SYSTEMDUSERUNITDIR)|g' \
+  -e 's|/usr/share/dbus(\\?)-1|$(DBUSDIR)|g' \
+  -e 's|/usr/share/polkit(\\?)-1/actions|$(POLKITDIR)|g' \
+  -e 's|/usr/share/doc/hotspot(\\?)-helper|$(DOCDIR)|g'
+# The daemon reads /etc/hotspot-helper/hotspot-helperd.conf and keeps its state in
+# /var/lib/hotspot-helper unless told otherwise: elsewhere, its unit tells it, and systemd's
+# StateDirectory= (which is always under /var/lib) gives way to ReadWritePaths=.
+DAEMON_UNIT_PATHS = $(if $(filter-out /etc,$(SYSCONFDIR)),-e 's|^ExecStart=.*|& --config $(SYSCONFDIR)/hotspot-helper/hotspot-helperd.conf|') \
+  $(if $(filter-out /var/lib/hotspot-helper,$(STATEDIR)),-e 's|^ExecStart=.*|& --state-dir $(STATEDIR)|' \
+    -e 's|^StateDirectory=.*|ReadWritePaths=$(STATEDIR)|' -e '/^StateDirectoryMode=/d')
+# The compiled-in profiles directory is /etc's: elsewhere the installed configuration sets it.
+DAEMON_CONF_PATHS = $(if $(filter-out /etc,$(SYSCONFDIR)),-e 's|^#profiles-dir=|profiles-dir=|')
+# install_subst MODE SOURCE TARGET: SOURCE with its paths rewritten, installed as TARGET.
+install_subst = $(INSTALL) -d -m 0755 $(dir $(DESTDIR)$(3)) && $(INSTALL_PATHS) $(4) $(2) > $(DESTDIR)$(3) && chmod $(1) $(DESTDIR)$(3)
+
 install: $(if $(SKIP_BUILD),,release)
 	$(INSTALL) -D -m 0755 $(BUILT_PRODUCTS)/$(MULTICALL) $(DESTDIR)$(MULTICALL_PATH)
 	$(INSTALL) -d -m 0755 $(DESTDIR)$(BINDIR)
@@ -238,22 +293,23 @@ install: $(if $(SKIP_BUILD),,release)
 	for p in hotspotctl hotspot-helper-agent; do \
 	  ln -sfn "$$(realpath -m --relative-to=$(BINDIR) $(MULTICALL_PATH))" $(DESTDIR)$(BINDIR)/$$p || exit 1; \
 	done
-	$(INSTALL) -D -m 0644 dbus/$(BUS_NAME).conf $(DESTDIR)$(DBUSDIR)/system.d/$(BUS_NAME).conf
-	$(INSTALL) -D -m 0644 dbus/$(BUS_NAME).service $(DESTDIR)$(DBUSDIR)/system-services/$(BUS_NAME).service
+	$(call install_subst,0644,dbus/$(BUS_NAME).conf,$(DBUSDIR)/system.d/$(BUS_NAME).conf)
+	$(call install_subst,0644,dbus/$(BUS_NAME).service,$(DBUSDIR)/system-services/$(BUS_NAME).service)
 	$(INSTALL) -D -m 0644 dbus/$(BUS_NAME).xml $(DESTDIR)$(DBUSDIR)/interfaces/$(BUS_NAME).xml
-	$(INSTALL) -D -m 0644 packaging/$(BUS_NAME).policy $(DESTDIR)$(POLKITDIR)/$(BUS_NAME).policy
-	$(INSTALL) -D -m 0644 packaging/hotspot-helperd.service $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/hotspot-helperd.service
-	$(INSTALL) -D -m 0755 packaging/networkmanager/90-hotspot-helper $(DESTDIR)$(NMDISPATCHERDIR)/pre-up.d/90-hotspot-helper
-	$(INSTALL) -D -m 0644 packaging/hotspot-helper-agent.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/hotspot-helper-agent.service
-	$(INSTALL) -D -m 0644 packaging/hotspot-helper-agent.desktop $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hotspot-helper-agent.desktop
-	$(INSTALL) -D -m 0644 packaging/hotspot-helperd.conf $(DESTDIR)$(SYSCONFDIR)/hotspot-helper/hotspot-helperd.conf
+	$(call install_subst,0644,packaging/$(BUS_NAME).policy,$(POLKITDIR)/$(BUS_NAME).policy)
+	$(call install_subst,0644,packaging/hotspot-helperd.service,$(SYSTEMDSYSTEMUNITDIR)/hotspot-helperd.service,$(DAEMON_UNIT_PATHS))
+	$(call install_subst,0755,packaging/networkmanager/90-hotspot-helper,$(NMDISPATCHERDIR)/pre-up.d/90-hotspot-helper)
+	$(call install_subst,0644,packaging/hotspot-helper-agent.service,$(SYSTEMDUSERUNITDIR)/hotspot-helper-agent.service)
+	$(call install_subst,0644,packaging/hotspot-helper-agent.desktop,$(XDGAUTOSTARTDIR)/hotspot-helper-agent.desktop)
+	$(call install_subst,0644,packaging/hotspot-helperd.conf,$(SYSCONFDIR)/hotspot-helper/hotspot-helperd.conf,$(DAEMON_CONF_PATHS))
 	$(INSTALL) -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/hotspot-helper/profiles.d
-	$(INSTALL) -D -m 0644 packaging/example-profile.conf $(DESTDIR)$(DOCDIR)/examples/example-profile.conf
+	$(if $(filter-out /var/lib/hotspot-helper,$(STATEDIR)),$(INSTALL) -d -m 0700 $(DESTDIR)$(STATEDIR))
+	$(call install_subst,0644,packaging/example-profile.conf,$(DOCDIR)/examples/example-profile.conf)
 	$(INSTALL) -D -m 0644 packaging/debian/copyright $(DESTDIR)$(DOCDIR)/copyright
 	for page in hotspotctl.1 hotspot-helper-agent.1 hotspot-helperd.8; do \
 	  section=$${page##*.}; \
 	  $(INSTALL) -d -m 0755 $(DESTDIR)$(MANDIR)/man$$section || exit 1; \
-	  gzip -9 -n -c packaging/man/$$page > $(DESTDIR)$(MANDIR)/man$$section/$$page.gz || exit 1; \
+	  $(INSTALL_PATHS) packaging/man/$$page | gzip -9 -n -c > $(DESTDIR)$(MANDIR)/man$$section/$$page.gz || exit 1; \
 	  chmod 0644 $(DESTDIR)$(MANDIR)/man$$section/$$page.gz; \
 	done
 	$(INSTALL) -d -m 0755 $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/vendor-completions \
@@ -270,7 +326,7 @@ uninstall:
 	  $(DESTDIR)$(DBUSDIR)/interfaces/$(BUS_NAME).xml $(DESTDIR)$(POLKITDIR)/$(BUS_NAME).policy \
 	  $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/hotspot-helperd.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/hotspot-helper-agent.service \
 	  $(DESTDIR)$(NMDISPATCHERDIR)/pre-up.d/90-hotspot-helper \
-	  $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/hotspot-helper-agent.desktop \
+	  $(DESTDIR)$(XDGAUTOSTARTDIR)/hotspot-helper-agent.desktop \
 	  $(DESTDIR)$(MANDIR)/man1/hotspotctl.1.gz $(DESTDIR)$(MANDIR)/man1/hotspot-helper-agent.1.gz $(DESTDIR)$(MANDIR)/man8/hotspot-helperd.8.gz \
 	  $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl \
 	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
@@ -279,9 +335,13 @@ uninstall:
 
 # The .deb: `make install` into a staging tree, then control files and dpkg-deb (no debhelper:
 # there is no SwiftPM build system for it, and this works offline).
+# The system units stay in /lib/systemd/system, where Debian 12's systemd.pc puts them, whatever the
+# build machine's pkg-config says: moving a file between /lib and /usr/lib from one version of a
+# package to the next deletes it on merged-/usr systems (dpkg sees two paths; DEP 17).
+DEB_SYSTEMDSYSTEMUNITDIR ?= /lib/systemd/system
 deb: $(if $(SKIP_BUILD),,release)
 	VERSION=$(VERSION) DEB_DIR=$(DEB_DIR) DEB_COMPRESS=$(DEB_COMPRESS) BUILT_PRODUCTS=$(BUILT_PRODUCTS) \
-	  ./scripts/build-deb.sh
+	  SYSTEMDSYSTEMUNITDIR=$(DEB_SYSTEMDSYSTEMUNITDIR) ./scripts/build-deb.sh
 	$(MAKE) --no-print-directory shell-extension-deb
 
 # The GNOME Shell extension's package, built by `make deb` beside hotspot-helper's.

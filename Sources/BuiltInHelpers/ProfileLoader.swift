@@ -67,13 +67,17 @@ public enum ProfileLoader {
     /// The largest profile file read.
     public static let maximumFileSize = 256 * 1024
 
-    /// Loads every `*.conf` in `directory`, in name order. A missing directory is no profiles.
+    /// Loads every `*.conf` in `directory`, in name order. A missing directory is no profiles, and
+    /// a warning naming it.
     public static func load(directory: String, requireRootOwner: Bool = geteuid() == 0) -> ProfileSet {
         if let refusal = directoryProblem(directory, requireRootOwner: requireRootOwner) {
             return ProfileSet(problems: [refusal])
         }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-            return ProfileSet()
+            var st = stat()
+            guard stat(directory, &st) != 0, errno == ENOENT else { return ProfileSet() }
+            return ProfileSet(warnings: ["profiles directory \(directory) does not exist, so no profile is loaded. "
+                                         + "Fix: sudo install -d -m 755 \(directory), or set [daemon] profiles-dir= to where the profiles are"])
         }
         var profiles: [Profile] = []
         var problems: [String] = []
@@ -107,9 +111,11 @@ public enum ProfileLoader {
         }
         // Read as text (bytes that are not UTF-8 become U+FFFD), as GKeyFile was given it.
         let file: KeyFile
-        do { file = try KeyFile(parsing: Array(String(decoding: contents.bytes, as: UTF8.self).utf8)) } catch {
-            // Where and what, never the line itself (it may hold a secret).
-            return ([], ["profile \(path): \(error); the whole file is skipped. Each profile is a [group] followed by key=value lines"], [])
+        let text = Array(String(decoding: contents.bytes, as: UTF8.self).utf8)
+        do { file = try KeyFile(parsing: text) } catch {
+            // Where and what, never the line itself (it may hold a secret); every such line at once.
+            let all = KeyFile.diagnosing(text).problems.map(\.description).joined(separator: "; ")
+            return ([], ["profile \(path): \(all.isEmpty ? "\(error)" : all); the whole file is skipped. Each profile is a [group] followed by key=value lines"], [])
         }
         var profiles: [Profile] = []
         var problems: [String] = []
@@ -205,9 +211,13 @@ public enum ProfileLoader {
             let line = key.flatMap { file.line(ofKey: $0, in: group) } ?? groupLine
             return .failure(Problem(message: "profile \(path) line \(line): [\(group)] \(what); this profile is skipped"))
         }
-        for key in keys where !Self.keys.contains(key) && !key.hasPrefix("form-field-") {
+        // Every unknown key of the profile at once, each with the key it most likely meant.
+        let unknown = keys.filter { !Self.keys.contains($0) && !$0.hasPrefix("form-field-") }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        if let first = unknown.first {
             let known = (Self.keys.sorted() + ["form-field-NAME"]).joined(separator: ", ")
-            return fail(key, "has an unknown key (expected: \(known))")
+            func named(_ key: String) -> String { "'\(key)'" + Suggestion.didYouMean(key, among: Self.keys.sorted(), format: { "'\($0)'" }) }
+            let more = unknown.dropFirst().map { key in "\(named(key)) on line \(file.line(ofKey: key, in: group) ?? groupLine)" }
+            return fail(first, "has an unknown key \(named(first))" + (more.isEmpty ? "" : ", and \(more.joined(separator: ", "))") + " (the keys are: \(known))")
         }
         let ssid = value("ssid")
         let prefix = value("ssid-prefix")
@@ -275,7 +285,8 @@ public enum ProfileLoader {
             guard url.hasPrefix("https://") else { return fail("capport-url", "capport-url= must be an https URL (RFC 8908)") }
             method = .capport(apiURL: url)
         default:
-            return fail("sign-in", "sign-in= names an unknown method (expected: \(SignInMethod.names.joined(separator: ", ")))")
+            return fail("sign-in", "sign-in= names an unknown method (expected: \(SignInMethod.names.joined(separator: ", ")))"
+                        + Suggestion.didYouMean(methodName, among: SignInMethod.names, format: { "sign-in=\($0)" }))
         }
         var plainHTTPLogin = false
         if let v = value("plain-http-login") {

@@ -55,7 +55,27 @@ public struct KeyFile: Sendable {
     /// Reads `bytes`; throws the first line that is not a comment, a group header or a key=value
     /// pair GKeyFile would take.
     public init(parsing bytes: [UInt8]) throws(Problem) {
+        var problems: [Problem]?
+        try self.init(bytes, collecting: &problems)
+    }
+
+    /// Reads `bytes` as far as it can, for diagnostics: every line GKeyFile would refuse is
+    /// listed (in line order) and left out, instead of ending the reading at the first. Whoever
+    /// reads a file with problems should refuse it, as GKeyFile does: this only lets them say
+    /// everything that is wrong at once.
+    public static func diagnosing(_ bytes: [UInt8]) -> (file: KeyFile, problems: [Problem]) {
+        var problems: [Problem]? = []
+        // Cannot throw while collecting.
+        let file = (try? KeyFile(bytes, collecting: &problems)) ?? KeyFile()
+        return (file, problems ?? [])
+    }
+
+    private init() {}
+
+    /// `problems` nil: throw the first; otherwise collect every one and go on.
+    private init(_ bytes: [UInt8], collecting problems: inout [Problem]?) throws(Problem) {
         var current: Int?
+        var skipping = false
         var number = 0
         var start = 0
         while start <= bytes.count {
@@ -65,7 +85,22 @@ public struct KeyFile: Sendable {
             var lineEnd = end
             if end < bytes.count && lineEnd > start && bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
             if start == bytes.count && end == bytes.count { break }  // nothing after the last newline
-            try parseLine(bytes[start..<lineEnd], number: number, current: &current)
+            let line = bytes[start..<lineEnd]
+            let header = line.first { !Self.isSpace($0) } == UInt8(ascii: "[")
+            // Diagnosing: the lines after a group header that was refused belong to no group read
+            // here, so they are not reported as keys of the group before it.
+            if skipping && !header {
+                start = end + 1
+                continue
+            }
+            do {
+                try parseLine(line, number: number, current: &current)
+                if header { skipping = false }
+            } catch {
+                guard problems != nil else { throw error }
+                problems?.append(error)
+                if header { skipping = true }
+            }
             start = end + 1
         }
     }
@@ -220,5 +255,35 @@ public struct KeyFile: Sendable {
     public func line(ofKey key: String, in group: String) -> Int? {
         guard let g = groupIndex[Array(group.utf8)], let e = groupList[g].last[Array(key.utf8)] else { return nil }
         return groupList[g].entries[e].line
+    }
+}
+
+/// "Did you mean …?" for a misspelt name: the known name closest to it, when it is close.
+public enum Suggestion {
+    /// ` (did you mean X?)` with X formatted by `format`, or "" when no known name is within a
+    /// third of the name's length in edits (at least 1, at most 3).
+    public static func didYouMean(_ name: String, among known: [String], format: (String) -> String) -> String {
+        let limit = max(1, min(3, name.count / 3))
+        let best = known.map { ($0, distance(name.lowercased(), $0.lowercased())) }.min { $0.1 < $1.1 }
+        guard let best, best.1 <= limit else { return "" }
+        return " (did you mean \(format(best.0))?)"
+    }
+
+    /// Edit distance (insertions, deletions, substitutions and swaps of neighbours).
+    public static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
+        }
+        return d[a.count][b.count]
     }
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import DBus
 import Glibc
 import HotspotClient
+import HotspotCore
 import ProgramSupport
 
 /// `hotspotctl`: the command line of the Hotspot Helper, in the spirit of nmcli.
@@ -16,7 +18,8 @@ public struct HotspotCtl: AsyncParsableCommand {
         Human tables by default; --json prints JSON for scripts.
 
         Exit status: 0 success; 1 error (the daemon refused, or something failed); 2 usage error; \
-        3 hotspot-helperd is not running (or the system bus is unreachable); 4 not authorized by polkit.
+        3 hotspot-helperd is not running (or the system bus is unreachable); 4 not authorized by polkit; \
+        5 NetworkManager is not running (status, networks, check, logoff, present-ui).
         """,
         version: "0.2.0",
         subcommands: [Status.self, Networks.self, Helpers.self, Monitor.self, Check.self, Logoff.self, PresentUI.self, Forget.self],
@@ -27,7 +30,17 @@ public struct HotspotCtl: AsyncParsableCommand {
     /// nmcli and most Unix tools). SIGINT and SIGTERM end a command cleanly (status 0).
     public static func main(arguments: [String]) async {
         do {
-            var command = try parseAsRoot(Self.movingGlobalFlags(arguments))
+            let arguments = Self.movingGlobalFlags(arguments)
+            if let unknown = Self.unknownSubcommand(arguments) {
+                Output.error(unknown)
+                Glibc.exit(ExitStatus.usage)
+            }
+            var command = try parseAsRoot(arguments)
+            if Self.needsNetworkManager(command), await Self.networkManagerIsMissing() {
+                Output.error("NetworkManager is not running, so there are no Wi-Fi interfaces or networks to show "
+                             + "(hotspot-helperd follows NetworkManager's). Fix: sudo systemctl start NetworkManager")
+                Glibc.exit(ExitStatus.networkManagerNotRunning)
+            }
             if let asyncCommand = command as? any AsyncParsableCommand {
                 try await ProgramLifecycle.run(command: asyncCommand)
             } else {
@@ -45,6 +58,34 @@ public struct HotspotCtl: AsyncParsableCommand {
         }
     }
 
+    /// "unknown command …" with the list, when the first word that is not an option names no
+    /// subcommand (without this, the default subcommand's parser reported it as an argument of
+    /// `status`, with status's usage).
+    static func unknownSubcommand(_ arguments: [String]) -> String? {
+        guard let word = arguments.first(where: { !$0.hasPrefix("-") }) else { return nil }
+        let names = configuration.subcommands.map { $0._commandName }
+        guard !names.contains(word), word != "help" else { return nil }
+        let closest = names.map { ($0, Suggestion.distance(word, $0)) }.min { $0.1 < $1.1 }
+        let hint = closest.flatMap { $0.1 <= max(1, min(3, word.count / 3)) ? " (did you mean '\($0.0)'?)" : nil } ?? ""
+        return "unknown command '\(UntrustedText.forLog(word, limit: 64))'\(hint). The commands are: \(names.joined(separator: ", ")); "
+            + "hotspotctl help COMMAND describes one"
+    }
+
+    /// The subcommands that show or act on Wi-Fi interfaces, which only NetworkManager has.
+    static func needsNetworkManager(_ command: any ParsableCommand) -> Bool {
+        command is Status || command is Networks || command is Check || command is Logoff || command is PresentUI
+    }
+
+    /// Whether the system bus is reachable and NetworkManager's name has no owner on it. An
+    /// unreachable bus is not this: the command itself then says so (status 3).
+    static func networkManagerIsMissing() async -> Bool {
+        guard let client = try? DaemonClient.system() else { return false }
+        let reply = try? await client.connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                                                      member: "NameHasOwner", body: [.string("org.freedesktop.NetworkManager")], timeout: .seconds(10))
+        if case .bool(false)? = reply?.first { return true }
+        return false
+    }
+
     /// Options every subcommand takes, which may also come before the subcommand's name
     /// (`hotspotctl --json status`, as `nmcli -t device`).
     static let globalFlags: Set<String> = ["--json"]
@@ -58,6 +99,11 @@ public struct HotspotCtl: AsyncParsableCommand {
         guard before.allSatisfy({ globalFlags.contains($0) }), !before.isEmpty else { return arguments }
         return [arguments[at]] + before + arguments[(at + 1)...]
     }
+}
+
+extension ExitStatus {
+    /// NetworkManager is not on the system bus (hotspotctl(1), EXIT STATUS).
+    static let networkManagerNotRunning: Int32 = 5
 }
 
 /// Options every subcommand takes.

@@ -89,25 +89,84 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public static func load(path: String) throws(ConfigurationError) -> DaemonConfiguration {
         let bytes: [UInt8]?
         do { bytes = try RegularFile.read(path, maximumSize: maximumSize) } catch { throw ConfigurationError(error.message) }
-        guard let bytes else { throw ConfigurationError("\(path): cannot read the file (no such file)") }
+        guard let bytes else {
+            throw ConfigurationError("\(path): cannot read the file: it does not exist. Fix: create it (hotspot-helperd(8) lists the keys), or start the daemon without --config to use the defaults")
+        }
         return try parse(bytes, path: path)
     }
 
-    /// Parses keyfile text; `path` names it in errors.
-    public static func parse(_ bytes: [UInt8], path: String) throws(ConfigurationError) -> DaemonConfiguration {
-        let file: KeyFile
-        do { file = try KeyFile(parsing: bytes) } catch {
-            // Where and what, never the line itself (it may hold a secret).
-            throw ConfigurationError("\(path): \(error)")
+    /// Reads and checks `path`: ``check(_:path:)``, or one problem saying why it cannot be read.
+    public static func check(path: String) -> (DaemonConfiguration, [ConfigurationProblem]) {
+        do {
+            guard let bytes = try RegularFile.read(path, maximumSize: maximumSize) else {
+                return (DaemonConfiguration(), [ConfigurationProblem(path: path, line: nil, message: "cannot read the configuration: it does not exist. "
+                    + "Fix: create it (hotspot-helperd(8) lists the keys), or leave out --config to use the defaults", severity: .error)])
+            }
+            return check(bytes, path: path)
+        } catch {
+            return (DaemonConfiguration(), [ConfigurationProblem(path: path, line: nil, message: "cannot read the configuration: \(error.message)", severity: .error)])
         }
+    }
+
+    /// The profiles this configuration would load, checked as the daemon loads them: their
+    /// problems and warnings (a profiles directory that does not exist among the latter).
+    public func checkProfiles() -> ProfileSet {
+        ProfileLoader.load(directory: profilesDirectory)
+    }
+
+    /// Parses keyfile text; `path` names it in errors. Every problem of the file is found, not
+    /// only the first: the error holds them all, in line order (``ConfigurationError/problems``).
+    /// An unknown group or key is an error, not a warning: a typo in `[connectivity]
+    /// enabled=false` must not leave the daemon probing what the administrator turned off.
+    public static func parse(_ bytes: [UInt8], path: String) throws(ConfigurationError) -> DaemonConfiguration {
+        let (config, problems) = check(bytes, path: path)
+        let errors = problems.filter { $0.severity == .error }
+        guard errors.isEmpty else { throw ConfigurationError(problems: errors) }
+        return config
+    }
+
+    /// Parses keyfile text and lists every problem, errors and warnings, in line order; the
+    /// configuration is what the file says where it can be read, the defaults elsewhere.
+    /// `hotspot-helperd --check-config` prints these.
+    public static func check(_ bytes: [UInt8], path: String) -> (DaemonConfiguration, [ConfigurationProblem]) {
+        var problems: [ConfigurationProblem] = []
+        func error(_ line: Int?, _ message: String) { problems.append(ConfigurationProblem(path: path, line: line, message: message, severity: .error)) }
+        func warning(_ line: Int?, _ message: String) { problems.append(ConfigurationProblem(path: path, line: line, message: message, severity: .warning)) }
+
+        // Where and what, never the line itself (it may hold a secret).
+        let (file, syntax) = KeyFile.diagnosing(bytes)
+        for p in syntax { error(p.line, "this line \(p.reason)") }
         var config = DaemonConfiguration()
-        config.warnings = InlineComments.warnings(in: file, name: "configuration \(path)")
+        for assignment in file.assignments {
+            let blankHash = zip(assignment.rawValue, assignment.rawValue.dropFirst()).contains {
+                ($0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t")) && $1 == UInt8(ascii: "#")
+            }
+            if blankHash {
+                warning(assignment.line, "[\(assignment.group)] \(assignment.key): the value contains ' #', which a key file keeps as part of the value "
+                        + "(there are no inline comments); if it is meant as a comment, move it to a line of its own starting with #")
+            }
+        }
         let known = knownKeys
         for group in file.groups {
-            for key in file.keys(in: group) where !KeyFile.isTranslation(key) && !(known[group]?.contains(key) ?? false) {
+            guard let keys = known[group] else {
+                let line = file.line(ofGroup: group)
+                error(line, "unknown group [\(group)]\(Suggestion.didYouMean(group, among: known.keys.sorted(), format: { "[\($0)]" })); "
+                      + "none of its keys is read. The groups are [daemon] and [connectivity] (hotspot-helperd(8))")
+                continue
+            }
+            var seen: Set<String> = []
+            for key in file.keys(in: group) where !KeyFile.isTranslation(key) && !keys.contains(key) && !obsoleteKeys.keys.contains("\(group).\(key)") && seen.insert(key).inserted {
+                let suggestion = Suggestion.didYouMean(key, among: keys.sorted(), format: { "'\($0)'" })
+                error(file.line(ofKey: key, in: group),
+                      "unknown key '\(key)' in [\(group)]" + (suggestion.isEmpty ? " (the keys of [\(group)] are: \(keys.sorted().joined(separator: ", ")))" : suggestion))
                 config.unknownKeys.append("\(group).\(key)")
             }
         }
+        for (name, advice) in obsoleteKeys.sorted(by: { $0.key < $1.key }) {
+            let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+            if let line = file.line(ofKey: parts[1], in: parts[0]) { warning(line, "[\(parts[0])] \(parts[1]) is no longer read: \(advice)") }
+        }
+
         func text(_ key: String, _ group: String = "daemon") -> String? {
             file.string(key, in: group).map { trimmed($0) }
         }
@@ -115,90 +174,91 @@ public struct DaemonConfiguration: Sendable, Equatable {
             guard let t = text(key, group) else { return nil }
             return t.split(separator: ";").map { trimmed($0) }.filter { !$0.isEmpty }
         }
-        func at(_ group: String, _ key: String) -> String {
-            (file.line(ofKey: key, in: group).map { "line \($0): " } ?? "") + "[\(group)] \(key)"
-        }
-        func seconds(_ key: String, _ group: String = "daemon") throws(ConfigurationError) -> Duration? {
+        func line(_ group: String, _ key: String) -> Int? { file.line(ofKey: key, in: group) }
+        func bad(_ group: String, _ key: String, _ what: String) { error(line(group, key), "[\(group)] \(key) \(what)") }
+        func seconds(_ key: String, _ group: String = "daemon") -> Duration? {
             guard let t = text(key, group) else { return nil }
             guard let v = Double(t), v.isFinite, v > 0, v < 31_536_000 else {
-                throw ConfigurationError("\(path): \(at(group, key)) is not a number of seconds greater than 0 (decimals allowed, e.g. \(key)=0.5)")
+                bad(group, key, "is not a number of seconds greater than 0 (decimals allowed, e.g. \(key)=0.5)")
+                return nil
             }
             return .milliseconds(Int64((v * 1000).rounded()))
         }
-        func boolean(_ key: String, _ group: String) throws(ConfigurationError) -> Bool? {
+        func boolean(_ key: String, _ group: String) -> Bool? {
             guard let t = text(key, group) else { return nil }
             switch t.lowercased() {
             case "true", "yes", "1": return true
             case "false", "no", "0": return false
-            default: throw ConfigurationError("\(path): \(at(group, key)) must be true or false")
+            default:
+                bad(group, key, "must be true or false")
+                return nil
             }
         }
         if let dir = text("profiles-dir") {
-            guard dir.hasPrefix("/") else { throw ConfigurationError("\(path): \(at("daemon", "profiles-dir")) must be an absolute path") }
-            config.profilesDirectory = dir
+            if dir.hasPrefix("/") { config.profilesDirectory = dir } else { bad("daemon", "profiles-dir", "must be an absolute path, e.g. profiles-dir=/etc/hotspot-helper/profiles.d") }
         }
         if let names = list("builtin-helpers", "daemon") {
-            for n in names where !["profiles", "portal"].contains(n) {
-                throw ConfigurationError("\(path): \(at("daemon", "builtin-helpers")) names an unknown helper (expected: profiles, portal; empty for none)")
+            let unknown = names.filter { !["profiles", "portal"].contains($0) }
+            if unknown.isEmpty { config.builtinHelpers = names } else {
+                bad("daemon", "builtin-helpers", "names an unknown helper\(Suggestion.didYouMean(unknown[0], among: ["portal", "profiles"], format: { "'\($0)'" })) "
+                    + "(expected: profiles, portal; empty for none)")
             }
-            config.builtinHelpers = names
         }
         var c = ConnectivitySettings()
-        if let v = try boolean("provision-profiles", "daemon") { config.provisionProfiles = v }
-        if let v = try boolean("enabled", "connectivity") { c.enabled = v }
-        if let v = try boolean("bind-interface", "connectivity") { c.bindInterface = v }
-        if let v = try seconds("interval", "connectivity") { c.interval = v }
-        if let v = try seconds("probe-timeout", "connectivity") { c.probeTimeout = v }
-        if let v = try seconds("join-patience", "connectivity") { c.joinPatience = v }
-        if text("allow-plain-http-login", "connectivity") != nil {
-            config.warnings.append("\(path): \(at("connectivity", "allow-plain-http-login")) is no longer read: a profile whose portal has no https "
-                                   + "says so itself with plain-http-login=true (docs/CONNECTIVITY.md); remove the key")
-        }
+        if let v = boolean("provision-profiles", "daemon") { config.provisionProfiles = v }
+        if let v = boolean("enabled", "connectivity") { c.enabled = v }
+        if let v = boolean("bind-interface", "connectivity") { c.bindInterface = v }
+        if let v = seconds("interval", "connectivity") { c.interval = v }
+        if let v = seconds("probe-timeout", "connectivity") { c.probeTimeout = v }
+        if let v = seconds("join-patience", "connectivity") { c.joinPatience = v }
         if let v = list("dns-servers", "connectivity") { c.dnsServers = v }
         if let v = text("ca-file", "connectivity") {
-            guard v.hasPrefix("/") else { throw ConfigurationError("\(path): \(at("connectivity", "ca-file")) must be an absolute path") }
-            c.caFile = v
+            if v.hasPrefix("/") { c.caFile = v } else { bad("connectivity", "ca-file", "must be an absolute path, e.g. ca-file=/etc/hotspot-helper/ca.pem") }
         }
         if let v = text("capport-url", "connectivity"), !v.isEmpty {
-            guard v.hasPrefix("https://") else {
-                throw ConfigurationError("\(path): \(at("connectivity", "capport-url")) must be an https URL (RFC 8908 allows no other)")
-            }
-            c.capportURL = v
+            if v.hasPrefix("https://") { c.capportURL = v } else { bad("connectivity", "capport-url", "must be an https URL (RFC 8908 allows no other)") }
         }
         if let entries = list("probes", "connectivity") {
             var probes: [ConnectivityProbe] = []
             for (n, e) in entries.enumerated() {
                 do throws(ConfigurationError) { probes.append(try ConnectivitySettings.probe(e)) } catch {
-                    throw ConfigurationError("\(path): \(at("connectivity", "probes")), entry \(n + 1): \(error.message)")
+                    bad("connectivity", "probes", "entry \(n + 1): \(error.message)")
                 }
             }
-            guard !probes.isEmpty else { throw ConfigurationError("\(path): [connectivity] probes= is empty; remove it to use the default set") }
-            c.probes = probes
+            if entries.isEmpty {
+                bad("connectivity", "probes", "is empty; remove it to use the default set")
+            } else if probes.count == entries.count {
+                c.probes = probes
+            }
         }
         config.connectivity = c
         if let dir = text("state-dir") {
-            guard dir.hasPrefix("/") else { throw ConfigurationError("\(path): \(at("daemon", "state-dir")) must be an absolute path") }
-            config.stateDirectory = dir
+            if dir.hasPrefix("/") { config.stateDirectory = dir } else { bad("daemon", "state-dir", "must be an absolute path, e.g. state-dir=/var/lib/hotspot-helper") }
         }
-        if let v = try seconds("command-timeout") { config.commandTimeout = v }
-        if let v = try seconds("maintain-interval") { config.maintainInterval = v }
-        if let v = try seconds("filter-interval") { config.filterInterval = v }
-        if let v = try seconds("join-hold") {
-            guard v <= .seconds(60) else {
-                throw ConfigurationError("\(path): \(at("daemon", "join-hold")) is over 60 s, the longest the pre-up script waits; use at most 60")
-            }
-            config.joinHold = v
+        if let v = seconds("command-timeout") { config.commandTimeout = v }
+        if let v = seconds("maintain-interval") { config.maintainInterval = v }
+        if let v = seconds("filter-interval") { config.filterInterval = v }
+        if let v = seconds("join-hold") {
+            if v <= .seconds(60) { config.joinHold = v } else { bad("daemon", "join-hold", "is over 60 s, the longest the pre-up script waits; use at most 60") }
         }
-        if let v = try seconds("authenticate-retry-delay") { config.authenticateRetryDelay = v }
-        if let v = try seconds("authenticate-retry-window") { config.authenticateRetryWindow = v }
+        if let v = seconds("authenticate-retry-delay") { config.authenticateRetryDelay = v }
+        if let v = seconds("authenticate-retry-window") { config.authenticateRetryWindow = v }
         if let t = text("authenticate-retries") {
-            guard let n = Int(t), (0...100).contains(n) else {
-                throw ConfigurationError("\(path): \(at("daemon", "authenticate-retries")) is not a whole number from 0 to 100 (0: a temporary failure disconnects at once)")
+            if let n = Int(t), (0...100).contains(n) { config.authenticateRetries = n } else {
+                bad("daemon", "authenticate-retries", "is not a whole number from 0 to 100 (0: a temporary failure disconnects at once)")
             }
-            config.authenticateRetries = n
         }
-        return config
+        // In line order, as an editor shows the file; problems without a line first.
+        let ordered = problems.enumerated().sorted { ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset) }.map(\.element)
+        config.warnings = ordered.filter { $0.severity == .warning }.map(\.description)
+        return (config, ordered)
     }
+
+    /// Keys an earlier version read, and what to do instead: warned about, never refused, so an
+    /// upgrade does not stop the daemon.
+    public static let obsoleteKeys: [String: String] = [
+        "connectivity.allow-plain-http-login": "a profile whose portal has no https says so itself with plain-http-login=true (docs/CONNECTIVITY.md); remove the key",
+    ]
 
     /// The keys the loader reads, by group.
     public static let knownKeys: [String: Set<String>] = [
@@ -270,8 +330,39 @@ func trimmed(_ text: some StringProtocol) -> String {
     return String(text[first...last])
 }
 
+/// Why a configuration cannot be used: every problem found, one a line.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The problems, in line order (empty when the file could not be read at all: see ``message``).
+    public var problems: [ConfigurationProblem]
+    public init(_ message: String) { self.message = message; problems = [] }
+    public init(problems: [ConfigurationProblem]) {
+        self.problems = problems
+        message = problems.map(\.description).joined(separator: "\n")
+    }
     public var description: String { message }
+}
+
+/// One thing wrong with a configuration file, where it is and how to fix it. Never quotes a
+/// value (a line may hold a secret): it names the file, the line, the group and the key.
+public struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
+    public enum Severity: Sendable, Equatable { case error, warning }
+    public var path: String
+    /// From 1; nil for the file as a whole.
+    public var line: Int?
+    public var message: String
+    /// An error stops the daemon from starting; a warning does not.
+    public var severity: Severity
+
+    public init(path: String, line: Int?, message: String, severity: Severity) {
+        self.path = path
+        self.line = line
+        self.message = message
+        self.severity = severity
+    }
+
+    /// `FILE:LINE: message`, as compilers write it (editors jump to it); a warning says so.
+    public var description: String {
+        "\(path)\(line.map { ":\($0)" } ?? ""): \(severity == .warning ? "warning: " : "")\(message)"
+    }
 }

@@ -82,7 +82,13 @@ final class NetworkManagerWatcher: Service {
     private func handle(_ event: NetworkManagerEvent) async {
         switch event {
         case .managerAvailable(let available):
-            log.info(available ? "NetworkManager is on the bus; reading its state" : "NetworkManager left the bus; dropping its state")
+            if available {
+                log.info("NetworkManager is on the bus; reading its state")
+            } else {
+                // Said as what it means to the administrator: also when it was never there.
+                log.warning("NetworkManager is not running (org.freedesktop.NetworkManager is not on the system bus): no Wi-Fi interface is followed "
+                            + "until it starts. Fix: sudo systemctl start NetworkManager")
+            }
             await provisioner.managerAvailable(available)
             await engine.networkManagerReset()
             if !available { await engine.primaryChanged(nil) }

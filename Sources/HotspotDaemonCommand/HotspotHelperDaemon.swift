@@ -40,7 +40,14 @@ public struct HotspotHelperDaemon: AsyncParsableCommand {
           interval=300                        # seconds between checks while online (backoff cap)
           probe-timeout=5                     # seconds per probe
           join-patience=20                    # seconds a join's refused or timed-out checks are repeated
-        """)
+
+        An unknown group or key, or a value that cannot be used, stops the daemon before it starts, \
+        with every problem of the file named as FILE:LINE; --check-config lists them without starting.
+
+        Exit status: 0 stopped by SIGTERM or SIGINT, or --check-config found no error; 1 error \
+        (the bus, NetworkManager's objects); 2 usage error; 78 the configuration has errors (EX_CONFIG).
+        """,
+        version: "0.2.0")
 
     static let defaultConfig = "/etc/hotspot-helper/hotspot-helperd.conf"
 
@@ -53,27 +60,63 @@ public struct HotspotHelperDaemon: AsyncParsableCommand {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Flag(name: .long, help: "Check the configuration (and that the profiles directory exists), print every problem as FILE:LINE, and exit: 0 without errors, 78 with.")
+    var checkConfig = false
+
+    /// The status for a configuration the daemon cannot use (sysexits.h's EX_CONFIG), as systemd
+    /// and other daemons use it; hotspot-helperd(8) documents it.
+    public static let configurationError: Int32 = 78
+    /// A usage error, as hotspotctl and hotspot-helper-agent have it (ArgumentParser says 64).
+    static let usageError: Int32 = 2
+
     /// Parses `arguments` (without the program name) and runs the daemon until SIGTERM or SIGINT.
     public static func main(arguments: [String]) async {
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
         } catch {
+            if exitCode(for: error) == .validationFailure {
+                StandardError.writeLine("hotspot-helperd: \(fullMessage(for: error))")
+                exit(usageError)
+            }
             exit(withError: error)
         }
+    }
+
+    /// Prints `lines`, each with its syslog priority when stderr is the journal.
+    static func report(_ problems: [ConfigurationProblem]) {
+        let journal = JournalStream.isStandardError()
+        for p in problems { StandardError.writeLine((journal ? (p.severity == .error ? "<3>" : "<4>") : "") + p.description) }
     }
 
     public func run() async throws {
         var configuration = DaemonConfiguration()
         let path = config ?? (access(Self.defaultConfig, F_OK) == 0 ? Self.defaultConfig : nil)
-        if let path {
-            do { configuration = try DaemonConfiguration.load(path: path) } catch {
-                throw ValidationError(error.message)
-            }
-        }
-        if let stateDir { configuration.stateDirectory = stateDir }
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level '\(logLevel)' (trace, debug, info, notice, warning, error, critical)")
+        }
+        if let path {
+            // Every problem of the file, in line order, then a refusal: a typo must not silently
+            // undo what the administrator set (a misspelt [connectivity] enabled=false probing anyway).
+            let (checked, problems) = DaemonConfiguration.check(path: path)
+            let errors = problems.filter { $0.severity == .error }
+            if checkConfig || !errors.isEmpty { Self.report(problems) }
+            if !errors.isEmpty {
+                StandardError.writeLine((JournalStream.isStandardError() ? "<3>" : "") + "hotspot-helperd: \(path): \(errors.count) \(errors.count == 1 ? "error" : "errors"); "
+                                        + "not starting. Fix \(errors.count == 1 ? "it" : "them") and run: hotspot-helperd --check-config\(config == nil ? "" : " --config \(path)")")
+                throw ExitCode(Self.configurationError)
+            }
+            configuration = checked
+        }
+        if let stateDir { configuration.stateDirectory = stateDir }
+        if checkConfig {
+            if configuration.builtinHelpers.contains("profiles") {
+                let profiles = configuration.checkProfiles()
+                for problem in profiles.problems { StandardError.writeLine(problem) }
+                for warning in profiles.warnings { StandardError.writeLine("warning: \(warning)") }
+            }
+            print("\(path ?? "(no configuration file: the defaults)"): \(path == nil ? "" : "no errors; ")profiles from \(configuration.profilesDirectory), state in \(configuration.stateDirectory)")
+            return
         }
         // Under systemd, stderr is the journal: each line then starts with its syslog priority
         // (`<3>`…), so `journalctl -p err -u hotspot-helperd` finds the errors.

@@ -21,7 +21,7 @@ import Testing
         #expect {
             try DaemonConfiguration.parse(Array("[daemon]\nauthenticate-retries=lots\n".utf8), path: "t.conf")
         } throws: { error in
-            "\(error)".contains("t.conf: line 2: [daemon] authenticate-retries is not a whole number from 0 to 100")
+            "\(error)".contains("t.conf:2: [daemon] authenticate-retries is not a whole number from 0 to 100")
         }
     }
 

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+import HotspotTesting
+import Foundation
+import Testing
+
+extension DesktopTests {
+    /// What every program shares: --version, usage errors as 2, and hotspotctl naming what is
+    /// wrong (an unknown command, no NetworkManager) instead of answering as if nothing were.
+    @Suite struct CommandLineConventionTests {
+        @Test(arguments: ["hotspot-helperd", "hotspotctl", "hotspot-helper-agent"])
+        func everyProgramPrintsItsVersion(_ program: String) async throws {
+            let r = try await ManagedProcess.run(TestKitPaths.product(program).path, ["--version"])
+            #expect(r.status == 0 && r.stdout == "0.2.0\n", "\(program): \(r.status) \(r.stdout)\(r.stderr)")
+        }
+
+        @Test func anUnknownCommandIsNamedWithTheListNotParsedAsStatusArguments() async throws {
+            let ctl = TestKitPaths.product("hotspotctl").path
+            let r = try await ManagedProcess.run(ctl, ["frobnicate"])
+            #expect(r.status == 2)
+            #expect(r.stderr.hasPrefix("hotspotctl: unknown command 'frobnicate'. The commands are: status, networks, "), "\(r.stderr)")
+            #expect(r.stderr.contains("forget") && r.stderr.contains("present-ui"), "\(r.stderr)")
+            #expect(!r.stderr.contains("USAGE: hotspotctl status"), "\(r.stderr)")
+            let typo = try await ManagedProcess.run(ctl, ["--json", "netwroks"])
+            #expect(typo.status == 2 && typo.stderr.hasPrefix("hotspotctl: unknown command 'netwroks' (did you mean 'networks'?)"), "\(typo.stderr)")
+            // What is a command still runs as one (here: no bus to reach, status 3).
+            let known = try await ManagedProcess.run(ctl, ["--json", "helpers"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+            #expect(known.status == 3, "\(known.stderr)")
+        }
+
+        /// A bus without NetworkManager (and without the daemon): the commands about Wi-Fi
+        /// interfaces say NetworkManager is not running, status 5, rather than "no Wi-Fi interfaces".
+        @Test(.enabled(if: PrivateBus.hasDBusDaemon, "needs dbus-daemon (apt-get install dbus)"))
+        func withoutNetworkManagerStatusAndNetworksSaySoWithTheirOwnStatus() async throws {
+            let bus = try await PrivateBus()
+            for command in [["status"], ["--json", "networks"], ["check"]] {
+                let r = try await bus.run(TestKitPaths.product("hotspotctl").path, command)
+                #expect(r.status == 5, "\(command): \(r.status) \(r.stdout)\(r.stderr)")
+                #expect(r.stderr.hasPrefix("hotspotctl: NetworkManager is not running") && r.stderr.contains("systemctl start NetworkManager"), "\(r.stderr)")
+                #expect(r.stdout.isEmpty)
+            }
+            // helpers asks only the daemon, which is not running either: status 3, as before.
+            let helpers = try await bus.run(TestKitPaths.product("hotspotctl").path, ["helpers"])
+            #expect(helpers.status == 3, "\(helpers.stderr)")
+        }
+    }
+}
