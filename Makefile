@@ -23,7 +23,8 @@ help:
 	@echo "make release build hotspot-helper, the one binary behind hotspot-helperd, hotspotctl and hotspot-helper-agent (release, Swift runtime linked in)"
 	@echo "make install install them and every system file; SKIP_BUILD=1 installs BUILT_PRODUCTS as they are. Directories (docs/PACKAGING.md):"
 	@echo "             DESTDIR=, PREFIX=/usr, BINDIR, LIBEXECDIR, DATADIR, MANDIR, DOCDIR, SYSCONFDIR=/etc, LOCALSTATEDIR=/var (STATEDIR),"
-	@echo "             SYSTEMDSYSTEMUNITDIR, SYSTEMDUSERUNITDIR, DBUSDIR, POLKITDIR (from pkg-config when present), NMDISPATCHERDIR, XDGAUTOSTARTDIR"
+	@echo "             SYSTEMDSYSTEMUNITDIR, SYSTEMDUSERUNITDIR, DBUSDIR, POLKITDIR (from pkg-config when present), NMDISPATCHERDIR, XDGAUTOSTARTDIR,"
+	@echo "             BASHCOMPLETIONDIR, ZSHCOMPLETIONDIR, FISHCOMPLETIONDIR"
 	@echo "make uninstall  remove what make install installed (same variables; the configuration in SYSCONFDIR stays)"
 	@echo "make install-shell-extension  the GNOME Shell extension and its vendor override (DESTDIR=, PREFIX=; uninstall-shell-extension removes them)"
 	@echo "make deb     build hotspot-helper_VERSION_ARCH.deb and the Shell extension's package from the tree (dpkg-deb; lintian if installed)"
@@ -199,6 +200,10 @@ endif
 # ships no pkg-config variable for it.
 NMDISPATCHERDIR ?= /usr/lib/NetworkManager/dispatcher.d
 XDGAUTOSTARTDIR ?= $(SYSCONFDIR)/xdg/autostart
+# Shell completions (Debian's zsh directory; Fedora and Arch use $(DATADIR)/zsh/site-functions).
+BASHCOMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPLETIONDIR ?= $(DATADIR)/zsh/vendor-completions
+FISHCOMPLETIONDIR ?= $(DATADIR)/fish/vendor_completions.d
 RELEASE_SCRATCH ?= .build-release
 BUILT_PRODUCTS ?= $(RELEASE_SCRATCH)/release
 DEB_DIR ?= debian-build
@@ -312,13 +317,11 @@ install: $(if $(SKIP_BUILD),,release)
 	  $(INSTALL_PATHS) packaging/man/$$page | gzip -9 -n -c > $(DESTDIR)$(MANDIR)/man$$section/$$page.gz || exit 1; \
 	  chmod 0644 $(DESTDIR)$(MANDIR)/man$$section/$$page.gz; \
 	done
-	$(INSTALL) -d -m 0755 $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/vendor-completions \
-	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
-	$(BUILT_PRODUCTS)/$(MULTICALL) hotspotctl --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl
-	$(BUILT_PRODUCTS)/$(MULTICALL) hotspotctl --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl
-	$(BUILT_PRODUCTS)/$(MULTICALL) hotspotctl --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
-	chmod 0644 $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl \
-	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
+	$(INSTALL) -d -m 0755 $(DESTDIR)$(BASHCOMPLETIONDIR) $(DESTDIR)$(ZSHCOMPLETIONDIR) $(DESTDIR)$(FISHCOMPLETIONDIR)
+	$(BUILT_PRODUCTS)/$(MULTICALL) hotspotctl --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(BASHCOMPLETIONDIR)/hotspotctl
+	$(BUILT_PRODUCTS)/$(MULTICALL) hotspotctl --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPLETIONDIR)/_hotspotctl
+	$(BUILT_PRODUCTS)/$(MULTICALL) hotspotctl --generate-completion-script fish > $(DESTDIR)$(FISHCOMPLETIONDIR)/hotspotctl.fish
+	chmod 0644 $(DESTDIR)$(BASHCOMPLETIONDIR)/hotspotctl $(DESTDIR)$(ZSHCOMPLETIONDIR)/_hotspotctl $(DESTDIR)$(FISHCOMPLETIONDIR)/hotspotctl.fish
 
 uninstall:
 	rm -f $(DESTDIR)$(MULTICALL_PATH) $(DESTDIR)$(LIBEXECDIR)/hotspot-helperd $(DESTDIR)$(BINDIR)/hotspotctl $(DESTDIR)$(BINDIR)/hotspot-helper-agent \
@@ -328,8 +331,7 @@ uninstall:
 	  $(DESTDIR)$(NMDISPATCHERDIR)/pre-up.d/90-hotspot-helper \
 	  $(DESTDIR)$(XDGAUTOSTARTDIR)/hotspot-helper-agent.desktop \
 	  $(DESTDIR)$(MANDIR)/man1/hotspotctl.1.gz $(DESTDIR)$(MANDIR)/man1/hotspot-helper-agent.1.gz $(DESTDIR)$(MANDIR)/man8/hotspot-helperd.8.gz \
-	  $(DESTDIR)$(DATADIR)/bash-completion/completions/hotspotctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_hotspotctl \
-	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/hotspotctl.fish
+	  $(DESTDIR)$(BASHCOMPLETIONDIR)/hotspotctl $(DESTDIR)$(ZSHCOMPLETIONDIR)/_hotspotctl $(DESTDIR)$(FISHCOMPLETIONDIR)/hotspotctl.fish
 	rm -rf $(DESTDIR)$(DOCDIR)
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/hotspot-helper
 
@@ -343,6 +345,12 @@ deb: $(if $(SKIP_BUILD),,release)
 	VERSION=$(VERSION) DEB_DIR=$(DEB_DIR) DEB_COMPRESS=$(DEB_COMPRESS) BUILT_PRODUCTS=$(BUILT_PRODUCTS) \
 	  SYSTEMDSYSTEMUNITDIR=$(DEB_SYSTEMDSYSTEMUNITDIR) ./scripts/build-deb.sh
 	$(MAKE) --no-print-directory shell-extension-deb
+
+# The .rpm (docs/PACKAGING.md, "RPM"): packaging/rpm/hotspot-helper.spec built by rpmbuild with
+# the tree as its source; SKIP_BUILD=1 packages BUILT_PRODUCTS' release binary as it is.
+RPM_DIR ?= rpm-build
+rpm: $(if $(SKIP_BUILD),,release)
+	VERSION=$(VERSION) RPM_DIR=$(RPM_DIR) BUILT_PRODUCTS=$(BUILT_PRODUCTS) ./packaging/rpm/build-rpm.sh
 
 # The GNOME Shell extension's package, built by `make deb` beside hotspot-helper's.
 include packaging/gnome-shell-extension/extension.mk

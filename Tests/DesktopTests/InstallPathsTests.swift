@@ -83,6 +83,27 @@ extension DesktopTests {
             return lstat(path, &s) == 0
         }
 
+        /// Every path of the package's that an installed file names is there (or, for the state
+        /// directory, systemd or the daemon makes it; for a file a comment gives as an example, its
+        /// directory is).
+        static func expectEveryNamedPathInstalled(root: String, statedir: String, sysconfdir: String) async throws {
+            var checked = 0
+            let enumerator = FileManager.default.enumerator(atPath: root)
+            while let relative = enumerator?.nextObject() as? String {
+                let file = root + "/" + relative
+                var s = stat()
+                guard lstat(file, &s) == 0, (s.st_mode & S_IFMT) == S_IFREG, !relative.hasSuffix("/hotspot-helper") else { continue }
+                guard let text = try? await Self.text(of: file) else { continue }
+                for path in Self.packagePaths(in: text) {
+                    let named = Self.exists(root + path) || path.hasPrefix(statedir)
+                        || (path.hasPrefix(sysconfdir + "/hotspot-helper/") && Self.exists(root + (path as NSString).deletingLastPathComponent))
+                    #expect(named, "/\(relative) names \(path), which this install did not make")
+                    checked += 1
+                }
+            }
+            #expect(checked >= 10, "only \(checked) paths found in the installed files")
+        }
+
         @Test(arguments: layouts)
         func everyInstalledFileNamesTheInstalledPaths(_ layout: Layout) async throws {
             let root = try InstallTests.temporaryDirectory("hotspot-paths")
@@ -90,23 +111,7 @@ extension DesktopTests {
             let r = try await InstallTests.make("install", layout.variables.merging(["DESTDIR": root.path]) { a, _ in a })
             try #require(r.status == 0, "make install failed:\n\(r.stdout)\n\(r.stderr)")
 
-            // Every path a file names is there (or, for the state directory, systemd or the
-            // daemon makes it; for a file a comment gives as an example, its directory is).
-            var checked = 0
-            let enumerator = FileManager.default.enumerator(atPath: root.path)
-            while let relative = enumerator?.nextObject() as? String {
-                let file = root.path + "/" + relative
-                var s = stat()
-                guard lstat(file, &s) == 0, (s.st_mode & S_IFMT) == S_IFREG, !relative.hasSuffix("/hotspot-helper") else { continue }
-                guard let text = try? await Self.text(of: file) else { continue }
-                for path in Self.packagePaths(in: text) {
-                    let named = Self.exists(root.path + path) || path.hasPrefix(layout.statedir)
-                        || (path.hasPrefix(layout.sysconfdir + "/hotspot-helper/") && Self.exists(root.path + (path as NSString).deletingLastPathComponent))
-                    #expect(named, "/\(relative) names \(path), which this install did not make")
-                    checked += 1
-                }
-            }
-            #expect(checked >= 10, "only \(checked) paths found in the installed files")
+            try await Self.expectEveryNamedPathInstalled(root: root.path, statedir: layout.statedir, sysconfdir: layout.sysconfdir)
 
             // The programs, by the paths the units and the desktop files start them with.
             let daemon = layout.libexecdir + "/hotspot-helperd"
@@ -148,6 +153,29 @@ extension DesktopTests {
             (/var/lib/hotspot-helper/).
             """
             #expect(Self.packagePaths(in: text) == ["/etc/hotspot-helper/profiles.d", "/usr/libexec/hotspot-helperd", "/x/hotspot.conf", "/var/lib/hotspot-helper"])
+        }
+
+        /// Arch's package, as makepkg would make it: the PKGBUILD's package() run by bash with
+        /// this test run's binary, then Arch's paths checked (no /usr/libexec, units in /usr/lib).
+        @Test(.enabled(if: TestEnvironment.hasTool("/bin/bash"), "needs bash"))
+        func thePKGBUILDPackagesAtArchsPathsAndNamesThem() async throws {
+            let pkgdir = try InstallTests.temporaryDirectory("hotspot-pkgbuild")
+            defer { try? FileManager.default.removeItem(at: pkgdir) }
+            let pkgbuild = TestKitPaths.repositoryRoot.appendingPathComponent("packaging/arch/PKGBUILD").path
+            let r = try await ManagedProcess.run("/bin/bash", ["-euc", "source \"$1\"; [ \"$pkgname\" = hotspot-helper ] && [ \"$pkgver\" = 0.2.0 ]; package >/dev/null",
+                                                              "makepkg", pkgbuild],
+                                                 environment: ["pkgdir": pkgdir.path, "BUILT_PRODUCTS": TestKitPaths.productsDirectory.path,
+                                                               "PATH": "/usr/bin:/bin"], timeout: .seconds(240))
+            try #require(r.status == 0, "package() failed:\n\(r.stdout)\n\(r.stderr)")
+            for file in ["/usr/lib/hotspot-helper/hotspot-helper", "/usr/lib/hotspot-helperd", "/usr/bin/hotspotctl",
+                         "/usr/lib/systemd/system/hotspot-helperd.service", "/usr/lib/systemd/user/hotspot-helper-agent.service",
+                         "/usr/share/zsh/site-functions/_hotspotctl", "/usr/share/licenses/hotspot-helper/LICENSE",
+                         "/usr/lib/NetworkManager/dispatcher.d/pre-up.d/90-hotspot-helper", "/etc/hotspot-helper/hotspot-helperd.conf"] {
+                #expect(Self.exists(pkgdir.path + file), "the package lacks \(file)")
+            }
+            #expect(!Self.exists(pkgdir.path + "/usr/libexec"), "Arch has no /usr/libexec")
+            #expect(!Self.exists(pkgdir.path + "/lib"), "Arch has no /lib outside /usr")
+            try await Self.expectEveryNamedPathInstalled(root: pkgdir.path, statedir: "/var/lib/hotspot-helper", sysconfdir: "/etc")
         }
     }
 }
