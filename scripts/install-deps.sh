@@ -13,7 +13,7 @@
 #                                      # GNOME Shell's tests and the lab (install-lab-deps.sh) use
 #     scripts/install-deps.sh loaded   # make test-loaded: the tests' packages and stress-ng
 #
-# Download sizes on a fresh Debian 12 with Swift's own prerequisites: README, "Requirements".
+# Download sizes on a fresh Debian 12 with Swift's own prerequisites: docs/DEVELOPMENT.md, "Requirements".
 set -euo pipefail
 
 set_name=${1:-test}

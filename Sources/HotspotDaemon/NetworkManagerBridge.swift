@@ -86,8 +86,7 @@ final class NetworkManagerWatcher: Service {
                 log.info("NetworkManager is on the bus; reading its state")
             } else {
                 // Said as what it means to the administrator: also when it was never there.
-                log.warning("NetworkManager is not running (org.freedesktop.NetworkManager is not on the system bus): no Wi-Fi interface is followed "
-                            + "until it starts. Fix: sudo systemctl start NetworkManager")
+                log.warning("NetworkManager is not running (org.freedesktop.NetworkManager is not on the system bus): no Wi-Fi interface is followed until it starts. Fix: sudo systemctl start NetworkManager")
             }
             await provisioner.managerAvailable(available)
             await engine.networkManagerReset()

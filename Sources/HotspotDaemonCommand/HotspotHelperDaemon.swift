@@ -102,7 +102,8 @@ public struct HotspotHelperDaemon: AsyncParsableCommand {
             let errors = problems.filter { $0.severity == .error }
             if checkConfig || !errors.isEmpty { Self.report(problems) }
             if !errors.isEmpty {
-                StandardError.writeLine((JournalStream.isStandardError() ? "<3>" : "") + "hotspot-helperd: \(path): \(errors.count) \(errors.count == 1 ? "error" : "errors"); "
+                let count = "hotspot-helperd: \(path): \(errors.count) \(errors.count == 1 ? "error" : "errors")"
+                StandardError.writeLine(checkConfig ? count : (JournalStream.isStandardError() ? "<3>" : "") + count + "; "
                                         + "not starting. Fix \(errors.count == 1 ? "it" : "them") and run: hotspot-helperd --check-config\(config == nil ? "" : " --config \(path)")")
                 throw ExitCode(Self.configurationError)
             }
