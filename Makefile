@@ -6,7 +6,7 @@ SWIFT ?= swift
 help:
 	@echo "make deps    install the Debian packages the build, the tests and the lab need (root; make demo and make build install only their own)"
 	@echo "make build   build everything (debug)"
-	@echo "make test    run the whole test suite (unit, private-bus and mock NetworkManager tests, the release .deb: signals, ICU, lintian; then the lab), and print each step's time"
+	@echo "make test    run the whole test suite (unit, private-bus and mock NetworkManager tests, the release .deb: signals, ICU, lintian; the .rpm and rpmlint; then the lab), and print each step's time"
 	@echo "make test-loaded  the Swift tests while stress-ng keeps every core busy: the suite must not depend on the machine's speed"
 	@echo "make test-fallback  the Swift tests built with the platform's executor instead of the programs' own (CI runs both)"
 	@echo "make lab     the real-NetworkManager lab: QEMU guests, simulated radios, real NM (root; docs/LAB.md)"

@@ -77,7 +77,7 @@ public struct HotspotHelperDaemon: AsyncParsableCommand {
         } catch {
             if exitCode(for: error) == .validationFailure {
                 StandardError.writeLine("hotspot-helperd: \(fullMessage(for: error))")
-                exit(usageError)
+                Glibc.exit(usageError)
             }
             exit(withError: error)
         }

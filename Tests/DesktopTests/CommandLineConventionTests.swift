@@ -29,7 +29,7 @@ extension DesktopTests {
 
         /// A bus without NetworkManager (and without the daemon): the commands about Wi-Fi
         /// interfaces say NetworkManager is not running, status 5, rather than "no Wi-Fi interfaces".
-        @Test(.enabled(if: PrivateBus.hasDBusDaemon, "needs dbus-daemon (apt-get install dbus)"))
+        @Test(.enabled(if: TestEnvironment.hasDBusDaemon, "needs dbus-daemon (apt-get install dbus)"))
         func withoutNetworkManagerStatusAndNetworksSaySoWithTheirOwnStatus() async throws {
             let bus = try await PrivateBus()
             for command in [["status"], ["--json", "networks"], ["check"]] {
