@@ -58,11 +58,13 @@ public struct HotspotCtl: AsyncParsableCommand {
         }
     }
 
-    /// "unknown command …" with the list, when the first word that is not an option names no
+    /// "unknown command …" with the list, when the first word after the global flags names no
     /// subcommand (without this, the default subcommand's parser reported it as an argument of
     /// `status`, with status's usage).
     static func unknownSubcommand(_ arguments: [String]) -> String? {
-        guard let word = arguments.first(where: { !$0.hasPrefix("-") }) else { return nil }
+        // The word after the global flags; an option there (--help, --generate-completion-script
+        // bash) is ArgumentParser's to read, value and all.
+        guard let word = arguments.drop(while: { globalFlags.contains($0) }).first, !word.hasPrefix("-") else { return nil }
         let names = configuration.subcommands.map { $0._commandName }
         guard !names.contains(word), word != "help" else { return nil }
         let closest = names.map { ($0, Suggestion.distance(word, $0)) }.min { $0.1 < $1.1 }
