@@ -220,6 +220,8 @@ INSTALL ?= install
 # in a section of its own, laid out by lld in the order of ORDER_FILE (the code the daemon runs,
 # idle first: `make order-file` measures it), relative relocations packed (DT_RELR), and no
 # symbols exported (SwiftPM exports every symbol of an executable on Linux; nothing looks them up).
+# No RUNPATH either (--disable-local-rpath): SwiftPM adds $ORIGIN for libraries beside the binary,
+# and there are none; rpmlint refuses a package whose binary searches its own directory.
 ORDER_FILE ?= packaging/hotspot-helper.order
 HARDENING_LDFLAGS = -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 LAYOUT_FLAGS = -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xswiftc -use-ld=lld \
@@ -244,7 +246,7 @@ release:
 	@archive=$$(clang -print-file-name=libstdc++.a); case "$$archive" in /*) ;; *) \
 	  echo "release: no libstdc++.a for clang (apt-get install libstdc++-12-dev)" >&2; exit 1;; esac; \
 	  mkdir -p "$(STATIC_CXX_DIR)" && ln -sfn "$$archive" "$(STATIC_CXX_DIR)/libstdc++.a"
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH) --product $(MULTICALL) \
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(RELEASE_SCRATCH) --product $(MULTICALL) \
 	  $(HARDENING_LDFLAGS) $(LAYOUT_FLAGS) $(ORDER_FLAGS) $(RELEASE_EXTRA_FLAGS)
 	@# The order only saves memory: a stale one is a warning, never a failure.
 	@if [ -n "$(ORDER_FILE)" ]; then /usr/bin/python3 Tools/link-order/check $(RELEASE_SCRATCH)/release/$(MULTICALL) $(ORDER_FILE); fi
