@@ -215,7 +215,7 @@ public enum ProfileLoader {
         let unknown = keys.filter { !Self.keys.contains($0) && !$0.hasPrefix("form-field-") }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         if let first = unknown.first {
             let known = (Self.keys.sorted() + ["form-field-NAME"]).joined(separator: ", ")
-            func named(_ key: String) -> String { "'\(key)'" + Suggestion.didYouMean(key, among: Self.keys.sorted(), format: { "'\($0)'" }) }
+            func named(_ key: String) -> String { "'\(UntrustedText.forLog(key, limit: 64))'" + Suggestion.didYouMean(key, among: Self.keys.sorted(), format: { "'\($0)'" }) }
             let more = unknown.dropFirst().map { key in "\(named(key)) on line \(file.line(ofKey: key, in: group) ?? groupLine)" }
             return fail(first, "has an unknown key \(named(first))" + (more.isEmpty ? "" : ", and \(more.joined(separator: ", "))") + " (the keys are: \(known))")
         }

@@ -263,6 +263,9 @@ public enum Suggestion {
     /// ` (did you mean X?)` with X formatted by `format`, or "" when no known name is within a
     /// third of the name's length in edits (at least 1, at most 3).
     public static func didYouMean(_ name: String, among known: [String], format: (String) -> String) -> String {
+        // A name longer than any known one by far is no misspelling (and the table below grows
+        // with its length): none is suggested.
+        guard name.count <= 64 else { return "" }
         let limit = max(1, min(3, name.count / 3))
         let best = known.map { ($0, distance(name.lowercased(), $0.lowercased())) }.min { $0.1 < $1.1 }
         guard let best, best.1 <= limit else { return "" }

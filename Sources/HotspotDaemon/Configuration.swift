@@ -150,7 +150,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         for group in file.groups {
             guard let keys = known[group] else {
                 let line = file.line(ofGroup: group)
-                error(line, "unknown group [\(group)]\(Suggestion.didYouMean(group, among: known.keys.sorted(), format: { "[\($0)]" })); "
+                error(line, "unknown group [\(UntrustedText.forLog(group, limit: 64))]\(Suggestion.didYouMean(group, among: known.keys.sorted(), format: { "[\($0)]" })); "
                       + "none of its keys is read. The groups are [daemon] and [connectivity] (hotspot-helperd(8))")
                 continue
             }
@@ -158,8 +158,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
             for key in file.keys(in: group) where !KeyFile.isTranslation(key) && !keys.contains(key) && !obsoleteKeys.keys.contains("\(group).\(key)") && seen.insert(key).inserted {
                 let suggestion = Suggestion.didYouMean(key, among: keys.sorted(), format: { "'\($0)'" })
                 error(file.line(ofKey: key, in: group),
-                      "unknown key '\(key)' in [\(group)]" + (suggestion.isEmpty ? " (the keys of [\(group)] are: \(keys.sorted().joined(separator: ", ")))" : suggestion))
-                config.unknownKeys.append("\(group).\(key)")
+                      "unknown key '\(UntrustedText.forLog(key, limit: 64))' in [\(group)]" + (suggestion.isEmpty ? " (the keys of [\(group)] are: \(keys.sorted().joined(separator: ", ")))" : suggestion))
+                config.unknownKeys.append("\(group).\(UntrustedText.forLog(key, limit: 64))")
             }
         }
         for (name, advice) in obsoleteKeys.sorted(by: { $0.key < $1.key }) {
@@ -200,7 +200,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let names = list("builtin-helpers", "daemon") {
             let unknown = names.filter { !["profiles", "portal"].contains($0) }
             if unknown.isEmpty { config.builtinHelpers = names } else {
-                bad("daemon", "builtin-helpers", "names an unknown helper\(Suggestion.didYouMean(unknown[0], among: ["portal", "profiles"], format: { "'\($0)'" })) "
+                bad("daemon", "builtin-helpers", "names an unknown helper, '\(UntrustedText.forLog(unknown[0], limit: 64))'\(Suggestion.didYouMean(unknown[0], among: ["portal", "profiles"], format: { "'\($0)'" })) "
                     + "(expected: profiles, portal; empty for none)")
             }
         }

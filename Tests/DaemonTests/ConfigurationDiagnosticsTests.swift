@@ -50,6 +50,16 @@ struct ConfigurationDiagnosticsTests {
         #expect(problems.allSatisfy { $0.severity == .error && !$0.description.contains("secret") })
     }
 
+    /// A key is text from a file anyone may have written into: shown escaped and capped, and a
+    /// huge one costs no "did you mean" table.
+    @Test func anUnknownKeyIsShownEscapedAndCapped() {
+        let long = String(repeating: "k", count: 200_000)
+        let (_, problems) = DaemonConfiguration.check(Array("[daemon]\n\u{1B}]0;title\u{07}x=1\n\(long)=2\n".utf8), path: "e.conf")
+        #expect(problems.count == 2)
+        #expect(problems.allSatisfy { !$0.description.unicodeScalars.contains { $0.value < 0x20 } }, "\(problems)")
+        #expect(problems.allSatisfy { $0.description.count < 600 }, "\(problems.map(\.description.count))")
+    }
+
     @Test func misspeltNamesFindTheirKeyAndStrangersDoNot() {
         #expect(Suggestion.didYouMean("maintain-intervall", among: ["maintain-interval", "interval"], format: { $0 }) == " (did you mean maintain-interval?)")
         #expect(Suggestion.didYouMean("intreval", among: ["interval", "enabled"], format: { $0 }) == " (did you mean interval?)")

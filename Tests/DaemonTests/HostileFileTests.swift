@@ -86,7 +86,7 @@ import Testing
             Issue.record("a malformed line was accepted")
         } catch {
             #expect(!error.message.contains("hunter2"), "\(error.message)")
-            #expect(error.message.contains("line 3"), "\(error.message)")
+            #expect(error.message.contains("hotspot-helperd.conf:3: "), "\(error.message)")
         }
         try write("[daemon]\n\nstate-dir=relative/SECRET\n", to: path)
         do {
@@ -94,7 +94,7 @@ import Testing
             Issue.record("a relative state-dir was accepted")
         } catch {
             #expect(!error.message.contains("SECRET"), "\(error.message)")
-            #expect(error.message.contains("line 3") && error.message.contains("state-dir"), "\(error.message)")
+            #expect(error.message.contains("hotspot-helperd.conf:3: ") && error.message.contains("state-dir"), "\(error.message)")
         }
     }
 
