@@ -28,7 +28,7 @@ help:
 	@echo "make uninstall  remove what make install installed (same variables; the configuration in SYSCONFDIR stays)"
 	@echo "make install-shell-extension  the GNOME Shell extension and its vendor override (DESTDIR=, PREFIX=; uninstall-shell-extension removes them)"
 	@echo "make deb     build hotspot-helper_VERSION_ARCH.deb and the Shell extension's package from the tree (dpkg-deb; lintian if installed)"
-	@echo "make rpm     build hotspot-helper-VERSION.ARCH.rpm with rpmbuild from packaging/rpm/hotspot-helper.spec and the release build (rpmlint if installed)"
+	@echo "make rpm     build hotspot-helper-VERSION-1.ARCH.rpm with rpmbuild from packaging/rpm/hotspot-helper.spec and the release build (rpmlint if installed)"
 	@echo "             Arch Linux: packaging/arch/PKGBUILD (makepkg); other distributions: docs/PACKAGING.md"
 	@echo "make build-deps  say which packages the build needs and which are missing (installs them with apt on Debian and Ubuntu, as root)"
 	@echo "make order-file  measure the code the daemon runs (callgrind; needs valgrind) and rewrite packaging/hotspot-helper.order"
