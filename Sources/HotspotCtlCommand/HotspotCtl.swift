@@ -78,14 +78,19 @@ public struct HotspotCtl: AsyncParsableCommand {
         command is Status || command is Networks || command is Check || command is Logoff || command is PresentUI
     }
 
-    /// Whether the system bus is reachable and NetworkManager's name has no owner on it. An
-    /// unreachable bus is not this: the command itself then says so (status 3).
+    /// Whether hotspot-helperd runs and NetworkManager does not. An unreachable bus, or no
+    /// daemon, is not this: the command itself then says so (status 3), as the daemon is what
+    /// hotspotctl asks first.
     static func networkManagerIsMissing() async -> Bool {
         guard let client = try? DaemonClient.system() else { return false }
-        let reply = try? await client.connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                                                      member: "NameHasOwner", body: [.string("org.freedesktop.NetworkManager")], timeout: .seconds(10))
-        if case .bool(false)? = reply?.first { return true }
-        return false
+        func hasOwner(_ name: String) async -> Bool? {
+            let reply = try? await client.connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                                                          member: "NameHasOwner", body: [.string(name)], timeout: .seconds(10))
+            if case .bool(let owned)? = reply?.first { return owned }
+            return nil
+        }
+        guard await hasOwner("org.freedesktop.NetworkManager.HotspotHelper") == true else { return false }
+        return await hasOwner("org.freedesktop.NetworkManager") == false
     }
 
     /// Options every subcommand takes, which may also come before the subcommand's name
