@@ -211,13 +211,14 @@ public enum ProfileLoader {
             let line = key.flatMap { file.line(ofKey: $0, in: group) } ?? groupLine
             return .failure(Problem(message: "profile \(path) line \(line): [\(group)] \(what); this profile is skipped"))
         }
-        // Every unknown key of the profile at once, each with the key it most likely meant.
+        // Every unknown key of the profile at once, by line (a key is not quoted: a mistyped line
+        // may hold a secret), each with the key it most likely meant.
         let unknown = keys.filter { !Self.keys.contains($0) && !$0.hasPrefix("form-field-") }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         if let first = unknown.first {
             let known = (Self.keys.sorted() + ["form-field-NAME"]).joined(separator: ", ")
-            func named(_ key: String) -> String { "'\(UntrustedText.forLog(key, limit: 64))'" + Suggestion.didYouMean(key, among: Self.keys.sorted(), format: { "'\($0)'" }) }
-            let more = unknown.dropFirst().map { key in "\(named(key)) on line \(file.line(ofKey: key, in: group) ?? groupLine)" }
-            return fail(first, "has an unknown key \(named(first))" + (more.isEmpty ? "" : ", and \(more.joined(separator: ", "))") + " (the keys are: \(known))")
+            func hint(_ key: String) -> String { Suggestion.didYouMean(key, among: Self.keys.sorted(), format: { "'\($0)'" }) }
+            let more = unknown.dropFirst().map { key in "another on line \(file.line(ofKey: key, in: group) ?? groupLine)\(hint(key))" }
+            return fail(first, "has an unknown key\(hint(first))" + (more.isEmpty ? "" : ", and \(more.joined(separator: ", "))") + " (the keys are: \(known))")
         }
         let ssid = value("ssid")
         let prefix = value("ssid-prefix")
