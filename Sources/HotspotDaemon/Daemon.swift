@@ -88,6 +88,8 @@ public enum Daemon {
         }
         services.append(ReloadService(hangups: hangups, reload: { [profileHelper] in
             reload(configuration, path: configurationPath, live: live, helper: profileHelper, log: log)
+            // The scan lists are filtered again, so the profiles' names and passwords follow.
+            await engine.profilesReloaded()
         }))
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup) },
@@ -285,9 +287,9 @@ final class LiveProfiles: Sendable {
 /// SIGHUP, as a service: each one reloads; the daemon never ends on it.
 final class ReloadService: Service {
     let hangups: UnixSignalsSequence
-    let reload: @Sendable () -> Void
+    let reload: @Sendable () async -> Void
 
-    init(hangups: UnixSignalsSequence, reload: @escaping @Sendable () -> Void) {
+    init(hangups: UnixSignalsSequence, reload: @escaping @Sendable () async -> Void) {
         self.hangups = hangups
         self.reload = reload
     }
@@ -295,7 +297,16 @@ final class ReloadService: Service {
     func run() async throws {
         let (hangups, reload) = (self.hangups, self.reload)
         await cancelWhenGracefulShutdown {
-            for await _ in hangups { reload() }
+            for await _ in hangups { await reload() }
+        }
+    }
+}
+
+extension Engine {
+    /// The profiles changed: every interface's scan list goes to the helpers again.
+    func profilesReloaded() async {
+        for (name, r) in interfaces.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !r.scanList.isEmpty {
+            await handle(.scanListChanged(name, r.scanList.map(\.network)))
         }
     }
 }
