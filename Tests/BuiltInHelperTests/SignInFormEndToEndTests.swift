@@ -199,6 +199,35 @@ extension DaemonEndToEnd {
             #expect(try await Self.remembered(s).isEmpty)
         }
 
+        @Test func aRememberedSignInThePortalRejectsAsksAgainOnceWithThePortalsMessage() async throws {
+            let config = Self.venue(.hotel)
+            let s = try await PortalScenario.start(config)
+            defer { Task { await s.stop() } }
+            try await s.join("CityFree")
+            _ = try await Self.waitForForm(s)
+            #expect(try await Self.signIn(s, ["room": .string("412"), "surname": .string("Martin")], remember: true).0 == "signed-in")
+            try await s.waitFor(state: "authenticated")
+            try await s.leave()
+            try await s.waitFor("inactive")
+            config.venueSwitch.change()  // the guest moved to room 415
+            s.sim.reset()
+            try await s.join("CityFree")
+            let form = try await Self.waitForForm(s)
+            #expect(form["remembered"]?.bool == true)
+            #expect(form["message"]?.string == "This room has been checked out.", "\(form)")
+            #expect(s.sim.events().filter { $0.kind.hasPrefix("login") }.count == 1, "one try per join: \(s.events)")
+            let done = try await Self.signIn(s, ["room": .string("415"), "surname": .string("Martin")], remember: true)
+            #expect(done.0 == "signed-in", "\(done)")
+            try await s.waitFor(state: "authenticated")
+            // The new values are remembered: the next join is silent again.
+            try await s.leave()
+            try await s.waitFor("inactive")
+            s.sim.reset()
+            try await s.join("CityFree")
+            try await s.waitFor(state: "authenticated")
+            #expect(s.events.filter { $0 == "login-ok" }.count == 1 && !s.events.contains("login-failed"), "\(s.events)")
+        }
+
         @Test func aRememberedSignInWhoseFormChangedAsksAgainAndPostsNothingToTheOldNames() async throws {
             let config = Self.venue(.changingFields)
             let s = try await PortalScenario.start(config)

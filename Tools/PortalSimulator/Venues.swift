@@ -10,7 +10,8 @@ import Synchronization
 /// `<p class="error" role="alert">`. Every page carries a hidden `token` that only its latest
 /// fetch by the client accepts, so a sign-in must read the page again before posting.
 public enum VenueForm: String, Sendable, Hashable, CaseIterable, Codable {
-    /// Room number (`<label for>`) and surname (a wrapping `<label>`): accepts 412 / Martin.
+    /// Room number (`<label for>`) and surname (a wrapping `<label>`): accepts 412 / Martin, and
+    /// after `VenueSwitch.change()` 415 / Martin (412 is refused as checked out).
     case hotel
     /// One voucher code, labelled by its placeholder: accepts WIFI-2026.
     case voucher
@@ -79,7 +80,10 @@ extension PortalSimulator {
     func venueCheck(_ f: [String: String], _ c: PortalSimulatorConfiguration) -> String? {
         switch c.venue {
         case .hotel:
-            return f["room"] == "412" && f["surname"]?.lowercased() == "martin" ? nil : "Room number and surname do not match a guest."
+            // After `VenueSwitch.change()` the guest has moved: 412 is checked out, 415 is theirs.
+            if c.venueSwitch.isChanged && f["room"] == "412" { return "This room has been checked out." }
+            return f["room"] == (c.venueSwitch.isChanged ? "415" : "412") && f["surname"]?.lowercased() == "martin"
+                ? nil : "Room number and surname do not match a guest."
         case .changingFields:
             let (room, surname) = c.venueSwitch.isChanged ? ("room_number", "last_name") : ("room", "surname")
             return f[room] == "412" && f[surname]?.lowercased() == "martin" ? nil : "Room number and surname do not match a guest."
