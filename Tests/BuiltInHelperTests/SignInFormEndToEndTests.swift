@@ -228,6 +228,43 @@ extension DaemonEndToEnd {
             #expect(s.events.filter { $0 == "login-ok" }.count == 1 && !s.events.contains("login-failed"), "\(s.events)")
         }
 
+        @Test func anAdministratorsProfileWinsOverARememberedSignIn() async throws {
+            let s = try await PortalScenario.start(Self.venue(.voucher))
+            defer { Task { await s.stop() } }
+            try await s.join("CityFree")
+            _ = try await Self.waitForForm(s)
+            #expect(try await Self.signIn(s, ["code": .string("WIFI-2026")], remember: true).0 == "signed-in")
+            try await s.waitFor(state: "authenticated")
+            #expect(try await s.string("Helper") == "Portal")
+            try await s.leave()
+            try await s.waitFor("inactive")
+            // The administrator writes a profile for the network: it signs in, not the remembered one.
+            _ = try s.profiles.write("10-cafe.conf", "[CityFree]\nssid=CityFree\ndisplay-name=Cafe\nsign-in=form\nform-field-code=WIFI-2026\n"
+                                     + "login-hosts=portal.venue.test\nplain-http-login=true\n")
+            s.daemon.process.send(SIGHUP)
+            try await s.waitUntil("the profile is loaded") { s.daemon.log.contains("1 added, 0 changed, 0 removed") }
+            s.sim.reset()
+            try await s.join("CityFree")
+            try await s.waitFor(state: "authenticated")
+            #expect(try await s.string("Helper") == "Known Networks", "\(s.diagnostics)")
+            #expect(!s.daemon.log.contains("signed in with the remembered sign-in"))
+        }
+
+        @Test func aProfileWhoseFormAsksForMoreGivesTheUserThePortalsForm() async throws {
+            // The profile fills the room, not the surname: the user is asked with the whole form.
+            let s = try await PortalScenario.start(Self.venue(.hotel), profile: "[CityFree]\nssid=CityFree\nsign-in=form\nform-field-room=412\n"
+                                                   + "login-hosts=portal.venue.test\nplain-http-login=true\n")
+            defer { Task { await s.stop() } }
+            try await s.join("CityFree")
+            let form = try await Self.waitForForm(s)
+            #expect(Self.fields(form).map { $0["name"]?.string } == ["room", "surname"])
+            #expect(try await s.string("Helper") == "Known Networks")
+            let done = try await Self.signIn(s, ["room": .string("412"), "surname": .string("Martin")])
+            #expect(done.0 == "signed-in", "\(done)")
+            try await s.waitFor(state: "authenticated")
+            #expect(try await s.string("Helper") == "Known Networks")
+        }
+
         @Test func aRememberedSignInWhoseFormChangedAsksAgainAndPostsNothingToTheOldNames() async throws {
             let config = Self.venue(.changingFields)
             let s = try await PortalScenario.start(config)
