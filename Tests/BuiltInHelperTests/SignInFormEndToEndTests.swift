@@ -147,6 +147,33 @@ extension DaemonEndToEnd {
             #expect(await Self.signInError(s, [:])?.name.hasSuffix("NotAllowed") == true)
         }
 
+        @Test func hostilePagesArePublishedEscapedAndBoundedOrLeftToTheBrowser() async throws {
+            do {
+                let s = try await PortalScenario.start(Self.venue(.hostileLabels))
+                defer { Task { await s.stop() } }
+                try await s.join("CityFree")
+                let form = try await Self.waitForForm(s)
+                let fields = Self.fields(form)
+                let label = fields.first?["label"]?.string ?? ""
+                #expect(label.hasPrefix("Voucher") && label.contains("\\u{202E}") && !label.contains("\u{202E}"), "\(label)")
+                #expect(!label.contains("<") && !label.contains("alert"), "markup and scripts are not text: \(label)")
+                let pin = try #require(fields.last)
+                #expect(pin["kind"]?.string == "password" && (pin["label"]?.string?.count ?? 999) <= 200, "\(pin)")
+                #expect(form["plain-http"]?.bool == true)
+                #expect(await Self.signInError(s, ["code": .string("WIFI-2026"), "pin": .string("1234")], plainHTTP: false)?
+                    .name.hasSuffix("NotAllowed") == true, "a password over plain http needs the user's acceptance")
+                #expect(try await Self.signIn(s, ["code": .string("WIFI-2026"), "pin": .string("1234")]).0 == "signed-in")
+            }
+            do {
+                let s = try await PortalScenario.start(Self.venue(.manyFields))
+                defer { Task { await s.stop() } }
+                try await s.join("CityFree")
+                let form = try await Self.waitForForm(s, kind: "browser")
+                #expect(form["reason"]?.string?.contains("more than 32 fields") == true, "\(form)")
+                #expect(Self.fields(form).isEmpty)
+            }
+        }
+
         @Test func aRememberedSignInIsUsedSilentlyAtTheNextJoinAndAfterARestartAndForgetNetworkForgetsIt() async throws {
             let s = try await PortalScenario.start(Self.venue(.hotel))
             defer { Task { await s.stop() } }

@@ -29,6 +29,11 @@ public enum VenueForm: String, Sendable, Hashable, CaseIterable, Codable {
     case movingHost = "moving-host"
     /// A page that signs in only with scripts (no form).
     case scripted
+    /// A hostile form: a label with markup and bidirectional overrides, a 1 MiB placeholder, a
+    /// password over plain http (accepts code WIFI-2026 and any password).
+    case hostileLabels = "hostile-labels"
+    /// A hostile form of 10,000 fields.
+    case manyFields = "many-fields"
 }
 
 /// A switch a test flips while the simulator runs: the venue's form changes (field names or host).
@@ -95,8 +100,10 @@ extension PortalSimulator {
         case .conference:
             guard !(f["fullname"] ?? "").isEmpty, f["email"]?.contains("@") == true else { return "Please enter your name and e-mail address." }
             return ["attendee", "speaker", "staff"].contains(f["badge"] ?? "") ? nil : "Please choose your badge."
-        case .scripted:
+        case .scripted, .manyFields:
             return "Please enable JavaScript."
+        case .hostileLabels:
+            return f["code"] == "WIFI-2026" ? nil : "This voucher code is not valid."
         }
     }
 
@@ -135,6 +142,14 @@ extension PortalSimulator {
             <select id="badge" name="badge"><option value="">Choose…</option><option value="attendee">Attendee</option>
             <option value="speaker">Speaker</option><option value="staff">Staff</option></select>
             """
+        case .hostileLabels:
+            inner = """
+            <label for="code"><b>Voucher</b> \u{202E}edoc<script>alert(1)</script><img src=x onerror=alert(2)></label>
+            <input id="code" name="code" required>
+            <input type="password" name="pin" placeholder="\(String(repeating: "P", count: 1 << 20))">
+            """
+        case .manyFields:
+            inner = (0..<10_000).map { "<input name=\"f\($0)\">" }.joined()
         case .scripted:
             return """
             <html><head><title>Sign in</title><script src="/app.js"></script></head><body>
