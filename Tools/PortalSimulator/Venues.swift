@@ -8,7 +8,8 @@ import Synchronization
 /// /venue/login (on another host for `otherHost`, and after `VenueSwitch.change()` for
 /// `movingHost`); probes are redirected to the portal's own host, `portal.venue.test`; a wrong answer returns the page (HTTP 200) with the portal's error in
 /// `<p class="error" role="alert">`. Every page carries a hidden `token` that only its latest
-/// fetch by the client accepts, so a sign-in must read the page again before posting.
+/// fetch by the client accepts, so a sign-in must read the page again before posting; the hotel's
+/// pages also set a session cookie the form must come back with.
 public enum VenueForm: String, Sendable, Hashable, CaseIterable, Codable {
     /// Room number (`<label for>`) and surname (a wrapping `<label>`): accepts 412 / Martin, and
     /// after `VenueSwitch.change()` 415 / Martin (412 is refused as checked out).
@@ -50,13 +51,19 @@ extension PortalSimulator {
     /// The page fetches `client` made (its latest page's token).
     func venueVisits(_ client: String) -> Int { events().filter { $0.client == client && $0.kind == "portal-page" }.count }
 
-    func venue(_ r: Req) -> HTTPResponse {
+    func venue(_ r: Req, cookie: String?) -> HTTPResponse {
         let c = configuration
         if r.path == "/venue/login" && r.method == "POST" {
             let fields = "fields: \(r.form.keys.sorted().joined(separator: ","))"
             guard r.form["token"] == "\(venueVisits(r.client))" else {
                 record(r, "login-failed", fields + "; stale token")
                 return html(200, venuePage(r, error: "Your session has expired; please try again."))
+            }
+            // The hotel's portal keeps its session in a cookie set with the page.
+            if c.venue == .hotel || c.venue == .changingFields,
+               !(cookie ?? "").split(separator: ";").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "venue_session=\(venueVisits(r.client))" }) {
+                record(r, "login-failed", fields + "; no session cookie")
+                return html(200, venuePage(r, error: "Your browser must accept cookies."))
             }
             if let error = venueCheck(r.form, c) {
                 record(r, "login-failed", fields)
@@ -69,7 +76,7 @@ extension PortalSimulator {
         if isSignedIn(r.client) { return online(r) }
         if r.path == "/venue" {
             record(r, "portal-page")
-            return html(200, venuePage(r, error: nil))
+            return html(200, venuePage(r, error: nil), headers: [HTTPHeader("Set-Cookie"): "venue_session=\(venueVisits(r.client)); Path=/; HttpOnly"])
         }
         record(r, "probe-portal")
         // A venue's portal lives on a host of its own, whichever probe it intercepted.
