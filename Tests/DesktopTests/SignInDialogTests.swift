@@ -8,8 +8,8 @@ import Testing
 extension DesktopTests {
     /// The sign-in form dialog of desktops other than GNOME Shell (packaging/hotspot-sign-in-dialog),
     /// started by hotspot-helper-agent from its notification, on a real X server (Xvfb), typed into
-    /// with xdotool as a user types, against the real daemon and the portal simulator's form
-    /// (plain http, user name and password). Screenshots go to docs/images.
+    /// with xdotool as a user types, against the real daemon and the portal simulator's hotel form
+    /// (plain http; room number and surname). Screenshots go to docs/images.
     @Suite(.serialized, .enabled(if: SignInDialogTests.missing.isEmpty, "needs \(SignInDialogTests.missing.joined(separator: ", ")) (scripts/install-deps.sh test)"))
     struct SignInDialogTests {
         static let dialog = TestKitPaths.repositoryRoot.appendingPathComponent("packaging/hotspot-sign-in-dialog").path
@@ -75,11 +75,11 @@ extension DesktopTests {
 
         /// A form portal: the notification's "Sign in" opens the dialog (not the browser), which
         /// names the network, warns that the form is sent over plain http, and shows the portal's
-        /// two fields. A wrong password typed into it is refused by the portal and the dialog
-        /// shows the portal's message; the right one typed over it signs in, the dialog closes,
-        /// and no typed value reaches a log.
+        /// two fields. A wrong surname typed into it is refused by the portal and the dialog shows
+        /// the portal's message; the right one typed over it signs in, the dialog closes, and no
+        /// typed value reaches a log.
         @Test func theNotificationOpensTheFormWhichShowsARefusalAndThenSignsIn() async throws {
-            let portal = try await SimulatedPortal.start(mode: "form", options: ["--username", "guest412", "--password", "Lovelace-1815"])
+            let portal = try await SimulatedPortal.start(mode: "venue")
             defer { portal.stop() }
             let d = try await DaemonScenario(accessPoints: [MockAccessPoint(name: "ap1", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:01")],
                                              settings: ["command-timeout": "10", "filter-interval": "0.2", "maintain-interval": "300"],
@@ -109,19 +109,20 @@ extension DesktopTests {
             let id = try #require(window, "no dialog window")
             try await x.screenshot(id, to: Self.images.appendingPathComponent("sign-in-dialog.png"))
 
-            // The focus is in the first field: the user types a name, Tab, a wrong password, Enter.
+            // The focus is in the first field: the user types the room, Tab, a wrong surname, Enter.
             try await x.xdotool(["windowfocus", "--sync", id])
-            try await x.xdotool(["type", "--delay", "20", "guest412"])
+            try await x.xdotool(["type", "--delay", "20", "412"])
             try await x.xdotool(["key", "Tab"])
-            try await x.xdotool(["type", "--delay", "20", "not-my-name"])
+            try await x.xdotool(["type", "--delay", "20", "Nobody"])
             try await x.xdotool(["key", "Return"])
             #expect(await agent.waitForOutput(containing: "SignIn answered rejected"), "\(agent.output)\n\(d.diagnostics)")
             #expect(await agent.waitForOutput(containing: "showing the portal's refusal"), "\(agent.output)")
             try await x.screenshot(id, to: Self.images.appendingPathComponent("sign-in-dialog-rejected.png"))
             #expect(try await d.state() == "presenting-ui")
 
-            // The password field has the focus again, its text selected: typing replaces it.
-            try await x.xdotool(["type", "--delay", "20", "Lovelace-1815"])
+            // The first field has the focus again, its text selected: the user fixes both.
+            try await x.xdotool(["key", "Tab"])
+            try await x.xdotool(["type", "--delay", "20", "Martin"])
             try await x.xdotool(["key", "Return"])
             #expect(await agent.waitForOutput(containing: "SignIn answered signed-in"), "\(agent.output)\n\(d.diagnostics)")
             try await d.waitFor(state: "authenticated", connectivity: "full")
@@ -132,7 +133,7 @@ extension DesktopTests {
             try await d.waitUntil("the dialog's window closes") {
                 (try? await ManagedProcess.run("/usr/bin/xdotool", ["search", "--name", "^Sign in to CoffeeShop$"], environment: ["DISPLAY": x.display]))?.status == 1
             }
-            for secret in ["not-my-name", "Lovelace-1815"] {
+            for secret in ["Nobody", "Martin"] {
                 #expect(!agent.output.contains(secret), "\(secret) in the agent's (and dialog's) output")
                 #expect(!d.daemon.log.contains(secret), "\(secret) in the daemon's log")
             }
