@@ -109,7 +109,9 @@ actor SignInAgent {
                 summary: "Sign in to \(name)",
                 body: "\(helper.isEmpty ? "A hotspot helper" : helper) needs you to sign in before \(name) can reach the internet.",
                 actions: [("default", "Sign in"), ("sign-in", "Sign in")],
-                hints: ["urgency": .byte(1), "category": .string("network"), "desktop-entry": .string("hotspot-helper-agent")])
+                // Resident: the server keeps it after "Sign in", so a user who cancels the dialog or
+                // closes the browser can come back to it; the agent withdraws it when no sign-in waits.
+                hints: ["urgency": .byte(1), "category": .string("network"), "desktop-entry": .string("hotspot-helper-agent"), "resident": .bool(true)])
             if existing != 0 && existing != id { interfaceOf[existing] = nil }
             byInterface[path] = id
             interfaceOf[id] = path
