@@ -10,37 +10,22 @@ extension DesktopTests {
     /// started by hotspot-helper-agent from its notification, on a real X server (Xvfb), typed into
     /// with xdotool as a user types, against the real daemon and the portal simulator's hotel form
     /// (plain http; room number and surname). Screenshots go to docs/images.
-    @Suite(.serialized, .enabled(if: SignInDialogTests.missing.isEmpty, "needs \(SignInDialogTests.missing.joined(separator: ", ")) (scripts/install-deps.sh test)"))
+    @Suite(.serialized, .enabled(if: DialogTestTools.missing.isEmpty, "needs \(DialogTestTools.missing.joined(separator: ", ")) (scripts/install-deps.sh test)"))
     struct SignInDialogTests {
         static let dialog = TestKitPaths.repositoryRoot.appendingPathComponent("packaging/hotspot-sign-in-dialog").path
         static let images = TestKitPaths.repositoryRoot.appendingPathComponent("docs/images")
-        /// GObject introspection's typelibs (Debian: /usr/lib/<multiarch triple>/girepository-1.0).
-        static func hasTypelib(_ name: String) -> Bool {
-            let triples = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib"))?.filter { $0.hasSuffix("-linux-gnu") } ?? []
-            return triples.contains { FileManager.default.fileExists(atPath: "/usr/lib/\($0)/girepository-1.0/\(name).typelib") }
-        }
-
-        /// What the test needs that is not installed.
-        static let missing: [String] = {
-            var out: [String] = []
-            if !TestEnvironment.hasDBusMock { out.append("python3-dbusmock") }
-            for (tool, package) in [("/usr/bin/Xvfb", "xvfb"), ("/usr/bin/xdotool", "xdotool"), ("/usr/bin/xwd", "x11-apps"),
-                                    ("/usr/bin/xwdtopnm", "netpbm"), ("/usr/bin/pnmtopng", "netpbm")] where !TestEnvironment.hasTool(tool) {
-                out.append(package)
-            }
-            for (typelib, package) in [("Gtk-4.0", "gir1.2-gtk-4.0"), ("Adw-1", "gir1.2-adw-1")]
-            where !hasTypelib(typelib) {
-                out.append(package)
-            }
-            return out
-        }()
-
-        /// An X server of its own (Xvfb picks a free display and says which on -displayfd).
+        /// An X server of its own (Xvfb picks a free display and says which on -displayfd), and a
+        /// GTK configuration with animations off: a screenshot shows the end of a focus change,
+        /// not its 200 ms fade.
         struct XServer {
             let process: ManagedProcess
             let display: String
+            let config: ScratchDirectory
 
             init() async throws {
+                config = try ScratchDirectory("gtk-config")
+                try FileManager.default.createDirectory(at: config.appendingPathComponent("gtk-4.0"), withIntermediateDirectories: true)
+                try "[Settings]\ngtk-enable-animations=false\n".write(to: config.appendingPathComponent("gtk-4.0/settings.ini"), atomically: false, encoding: .utf8)
                 process = try ManagedProcess.launch("/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"], name: "Xvfb")
                 let first = await process.waitForFirstStdoutLine(timeout: SafetyNet.wait)
                 guard let number = first.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
@@ -69,7 +54,7 @@ extension DesktopTests {
         /// The environment of the agent (and so of the dialog it starts): the X display, GTK on X11
         /// with its software renderer, no accessibility bus (the private session bus has none).
         static func desktopEnvironment(_ x: XServer, system: PrivateBus, session: PrivateBus) -> [String: String] {
-            ["DISPLAY": x.display, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1",
+            ["DISPLAY": x.display, "XDG_CONFIG_HOME": x.config.path, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1",
              "DBUS_SYSTEM_BUS_ADDRESS": system.address, "DBUS_SESSION_BUS_ADDRESS": session.address]
         }
 
@@ -83,7 +68,10 @@ extension DesktopTests {
             defer { portal.stop() }
             let d = try await DaemonScenario(accessPoints: [MockAccessPoint(name: "ap1", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:01")],
                                              settings: ["command-timeout": "10", "filter-interval": "0.2", "maintain-interval": "300"],
-                                             connectivity: portal.connectivity().merging(["interval": "30"]) { a, _ in a })
+                                             // One probe, at a host named as a hotel's would be (the simulator's DNS answers
+                                             // every name): the portal redirects there, and the dialog names the host.
+                                             connectivity: portal.connectivity(probes: "http://wifi.hotel.example:\(portal.port)/generate_204 status=204")
+                                                .merging(["interval": "30"]) { a, _ in a })
             let s = try await AgentTests.Session()
             let x = try await XServer()
             defer { x.process.stop() }
@@ -136,5 +124,108 @@ extension DesktopTests {
                 #expect(!d.daemon.log.contains(secret), "\(secret) in the daemon's log")
             }
         }
+
+
+        /// The field kinds the simulator's hotel form lacks, against a stand-in for the daemon's
+        /// interface object (python-dbusmock on the private system bus: SignInForm, GetNetwork,
+        /// SignIn scripted): an e-mail entry whose label carries markup characters, a select, a
+        /// required terms box with a link, and "Remember" unticked by the user. SignIn receives
+        /// the values with their types (a box as a boolean, a select as the option's value) and
+        /// the options; "form-changed" re-reads the form, keeps what was typed, and the next
+        /// SignIn carries the new field.
+        @Test func aFormOfEveryKindSendsTypedValuesAndFollowsAChangedForm() async throws {
+            let system = try await PrivateBus()
+            let path = "/org/freedesktop/NetworkManager/HotspotHelper/Interface/1"
+            let iface = HotspotContract.interfaceInterface.rawValue
+            let daemon = try await system.startMock(name: HotspotContract.busName.rawValue, path: path, interface: iface)
+            let client = try system.connect()
+            func field(_ name: String, _ kind: String, _ label: String, required: Bool = true, _ extra: [String: DBusValue] = [:]) -> [String: DBusValue] {
+                ["name": .string(name), "kind": .string(kind), "label": .string(label), "required": .bool(required), "value": .string("")]
+                    .merging(extra) { _, b in b }
+            }
+            let fields = [
+                field("email", "email", "E-mail <b>address</b> & name"),
+                field("plan", "select", "Plan", ["value": .string("free"), "options": .array(element: .structure([.string, .string]), [
+                    .structure([.string("free"), .string("Free, 30 minutes")]), .structure([.string("day"), .string("Day pass")]),
+                ])]),
+                field("terms", "checkbox", "terms", ["terms": .string("I accept the <i>terms</i> & conditions"), "terms-url": .string("https://airport.example/terms")]),
+            ]
+            let form: [String: DBusValue] = ["kind": .string("form"), "portal-url": .string("https://airport.example/wifi"), "action-host": .string("airport.example"),
+                                             "action-scheme": .string("https"), "plain-http": .bool(false), "message": .string(""), "remembered": .bool(false),
+                                             "fields": .varDicts(fields)]
+            try await daemon.mockCall(client, path: path, "AddProperty", [.string(iface), .string("SignInForm"), .variant(.varDict(form))])
+            try await daemon.addMethod(client, path: path, interface: iface, name: "GetNetwork", inSignature: "", outSignature: "a{sv}",
+                                       code: "ret = dbus.Dictionary({'ssid': dbus.ByteArray(b'Airport Free')}, signature='sv')")
+            try await daemon.addMethod(client, path: path, interface: iface, name: "PresentUI", inSignature: "", outSignature: "", code: "")
+            // The first SignIn changes the form (a boarding pass code is added); the second signs in.
+            try await daemon.addMethod(client, path: path, interface: iface, name: "SignIn", inSignature: "a{sv}a{sv}", outSignature: "ss", code: """
+                if 'code' not in args[0]:
+                    f = dict(self.Get('\(iface)', 'SignInForm'))
+                    f['fields'] = dbus.Array(list(f['fields']) + [dbus.Dictionary({'name': 'code', 'kind': 'text', 'label': 'Boarding pass code', 'required': True, 'value': ''}, signature='sv')], signature='a{sv}')
+                    self.Set('\(iface)', 'SignInForm', dbus.Dictionary(f, signature='sv', variant_level=1))
+                    ret = ('form-changed', 'The sign-in page has changed; please check the fields and sign in again.')
+                else:
+                    ret = ('signed-in', '')
+                """)
+            let session = try await PrivateBus()
+            let x = try await XServer()
+            defer { x.process.stop() }
+            let dialog = try ManagedProcess.launch(Self.dialog, ["--interface", path, "--browser", "/bin/false"],
+                                                   environment: Self.desktopEnvironment(x, system: system, session: session))
+            defer { dialog.stop() }
+            #expect(await dialog.waitForOutput(containing: "showing the sign-in form for Airport Free (3 fields)"), "\(dialog.output)")
+            let id = try #require(try await x.xdotool(["search", "--sync", "--name", "^Sign in to Airport Free$"]).split(separator: "\n").first.map(String.init))
+            try await x.screenshot(id, to: Self.images.appendingPathComponent("sign-in-dialog-every-kind.png"))
+
+            // E-mail, Tab to the select (left at its preset), Tab to the box (ticked), Tab past the
+            // terms link to "Remember" (unticked), back to the e-mail, Enter.
+            try await x.xdotool(["windowfocus", "--sync", id])
+            try await x.xdotool(["type", "--delay", "20", "ada@example.org"])
+            try await x.xdotool(["key", "Tab", "Tab", "space", "Tab", "Tab", "space", "shift+Tab", "shift+Tab", "shift+Tab", "shift+Tab", "Return"])
+            #expect(await dialog.waitForOutput(containing: "showing the changed form (4 fields)"), "\(dialog.output)")
+            try await x.screenshot(id, to: Self.images.appendingPathComponent("sign-in-dialog-changed.png"))
+            // The new field is the first empty one and has the focus.
+            try await x.xdotool(["type", "--delay", "20", "BP-7731"])
+            try await x.xdotool(["key", "Return"])
+            #expect(await dialog.waitForOutput(containing: "SignIn answered signed-in"), "\(dialog.output)")
+            #expect(await dialog.waitForOutput(containing: "hotspot-sign-in-dialog: closed"), "\(dialog.output)")
+
+            let signIns = try await daemon.calls(client, path: path).filter { $0.method == "SignIn" }
+            try #require(signIns.count == 2, "\(signIns)")
+            let first = try #require(signIns[0].args.first?.varDict), firstOptions = try #require(signIns[0].args.last?.varDict)
+            #expect(first["email"]?.unwrapped == .string("ada@example.org"), "\(first)")
+            #expect(first["plan"]?.unwrapped == .string("free"), "the option's value, not its label: \(first)")
+            #expect(first["terms"]?.unwrapped == .bool(true), "a ticked box is a boolean: \(first)")
+            #expect(first.count == 3, "\(first)")
+            #expect(firstOptions["remember"]?.unwrapped == .bool(false) && firstOptions["allow-plain-http"]?.unwrapped == .bool(false), "\(firstOptions)")
+            let second = try #require(signIns[1].args.first?.varDict)
+            #expect(second["code"]?.unwrapped == .string("BP-7731") && second["email"]?.unwrapped == .string("ada@example.org")
+                    && second["terms"]?.unwrapped == .bool(true), "what was typed is kept across the change: \(second)")
+            #expect(!dialog.output.contains("ada@example.org") && !dialog.output.contains("BP-7731"), "no typed value in the log: \(dialog.output)")
+        }
     }
+}
+
+/// What the sign-in dialog's tests need on the machine.
+enum DialogTestTools {
+    /// GObject introspection's typelibs (Debian: /usr/lib/<multiarch triple>/girepository-1.0).
+    static func hasTypelib(_ name: String) -> Bool {
+        let triples = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib"))?.filter { $0.hasSuffix("-linux-gnu") } ?? []
+        return triples.contains { FileManager.default.fileExists(atPath: "/usr/lib/\($0)/girepository-1.0/\(name).typelib") }
+    }
+
+    /// What the test needs that is not installed.
+    static let missing: [String] = {
+        var out: [String] = []
+        if !TestEnvironment.hasDBusMock { out.append("python3-dbusmock") }
+        for (tool, package) in [("/usr/bin/Xvfb", "xvfb"), ("/usr/bin/xdotool", "xdotool"), ("/usr/bin/xwd", "x11-apps"),
+                                ("/usr/bin/xwdtopnm", "netpbm"), ("/usr/bin/pnmtopng", "netpbm")] where !TestEnvironment.hasTool(tool) {
+            out.append(package)
+        }
+        for (typelib, package) in [("Gtk-4.0", "gir1.2-gtk-4.0"), ("Adw-1", "gir1.2-adw-1")]
+        where !hasTypelib(typelib) {
+            out.append(package)
+        }
+        return out
+    }()
 }
