@@ -178,7 +178,8 @@ public enum SignInFormReader {
             }
             guard fields.count < maxFields else { return browser("the sign-in form has more than \(maxFields) fields; sign in with a browser") }
             let kind = textKinds.contains(c.type) ? "text" : kinds.contains(c.type) ? c.type : "text"
-            let words = [c.label, c.placeholder, c.ariaLabel, c.before].first { !HTMLFormReader.collapse($0).isEmpty } ?? ""
+            let before = Self.trimmedLead(c.before)
+            let words = [c.label, c.placeholder, c.ariaLabel, before].first { !HTMLFormReader.collapse($0).isEmpty } ?? c.name
             var f = SignInFormDescription.Field(name: c.name, kind: kind, label: bounded(kind == "checkbox" ? (c.ariaLabel.isEmpty ? c.name : c.ariaLabel) : words, labelLimit),
                                                 required: c.required, value: "")
             if kind != "password", kind != "checkbox", c.value.utf8.count <= 200, UntrustedText.isPlain(c.value) { f.value = c.value }
@@ -201,6 +202,13 @@ public enum SignInFormReader {
         var d = SignInFormDescription(kind: .form, portalURL: portalURL, actionHost: bounded(host, labelLimit), actionScheme: scheme)
         d.fields = fields
         return PendingSignIn(ssid: ssid, description: d, pageURL: url, form: form, fieldNames: names, actionHost: host)
+    }
+
+    /// Words before a field, as a label: without the colon or asterisk that leads into it.
+    static func trimmedLead(_ s: String) -> String {
+        var t = HTMLFormReader.collapse(s)
+        while let last = t.last, last == ":" || last == "*" || last == " " { t.removeLast() }
+        return t
     }
 
     /// The portal's error text on a page (its first error notice), escaped and bounded; "" none.

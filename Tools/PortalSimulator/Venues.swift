@@ -6,7 +6,7 @@ import Synchronization
 /// The venue forms of `PortalMode.venue`: sign-in pages a person fills in, each labelling its
 /// fields another way, as real portals do. Probes are redirected to /venue; the form posts to
 /// /venue/login (on another host for `otherHost`, and after `VenueSwitch.change()` for
-/// `movingHost`); a wrong answer returns the page (HTTP 200) with the portal's error in
+/// `movingHost`); probes are redirected to the portal's own host, `portal.venue.test`; a wrong answer returns the page (HTTP 200) with the portal's error in
 /// `<p class="error" role="alert">`. Every page carries a hidden `token` that only its latest
 /// fetch by the client accepts, so a sign-in must read the page again before posting.
 public enum VenueForm: String, Sendable, Hashable, CaseIterable, Codable {
@@ -66,8 +66,14 @@ extension PortalSimulator {
             return html(200, venuePage(r, error: nil))
         }
         record(r, "probe-portal")
-        return redirect("\(base(r))/venue")
+        // A venue's portal lives on a host of its own, whichever probe it intercepted.
+        return redirect("http://\(Self.venueHost):\(port(of: r))/venue")
     }
+
+    /// The venue portal's own host.
+    static let venueHost = "portal.venue.test"
+
+    func port(of r: Req) -> String { r.hostWithPort.split(separator: ":").last.map(String.init) ?? "80" }
 
     /// Why the answer is wrong (the portal's words), or nil when it signs in.
     func venueCheck(_ f: [String: String], _ c: PortalSimulatorConfiguration) -> String? {
@@ -94,8 +100,7 @@ extension PortalSimulator {
         let c = configuration
         let token = venueVisits(r.client)
         let notice = error.map { "<p class=\"error\" role=\"alert\">\($0)</p>" } ?? ""
-        let port = r.hostWithPort.split(separator: ":").last.map(String.init) ?? ""
-        let other = "http://login.venue-other.test:\(port)/venue/login"
+        let other = "http://login.venue-other.test:\(port(of: r))/venue/login"
         let action: String
         switch c.venue {
         case .otherHost: action = other
