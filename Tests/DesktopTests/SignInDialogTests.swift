@@ -68,10 +68,7 @@ extension DesktopTests {
             defer { portal.stop() }
             let d = try await DaemonScenario(accessPoints: [MockAccessPoint(name: "ap1", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:01")],
                                              settings: ["command-timeout": "10", "filter-interval": "0.2", "maintain-interval": "300"],
-                                             // One probe, at a host named as a hotel's would be (the simulator's DNS answers
-                                             // every name): the portal redirects there, and the dialog names the host.
-                                             connectivity: portal.connectivity(probes: "http://wifi.hotel.example:\(portal.port)/generate_204 status=204")
-                                                .merging(["interval": "30"]) { a, _ in a })
+                                             connectivity: portal.connectivity().merging(["interval": "30"]) { a, _ in a })
             let s = try await AgentTests.Session()
             let x = try await XServer()
             defer { x.process.stop() }
