@@ -200,6 +200,45 @@ extension DesktopTests {
                     && second["terms"]?.unwrapped == .bool(true), "what was typed is kept across the change: \(second)")
             #expect(!dialog.output.contains("ada@example.org") && !dialog.output.contains("BP-7731"), "no typed value in the log: \(dialog.output)")
         }
+
+
+        /// "needs-browser" (the page now needs scripts or a captcha): the dialog tells the daemon
+        /// the user acts (PresentUI), hands the page to the browser command, and closes.
+        @Test func aSignInThatNeedsTheBrowserOpensThePageThere() async throws {
+            let system = try await PrivateBus()
+            let path = "/org/freedesktop/NetworkManager/HotspotHelper/Interface/1"
+            let iface = HotspotContract.interfaceInterface.rawValue
+            let daemon = try await system.startMock(name: HotspotContract.busName.rawValue, path: path, interface: iface)
+            let client = try system.connect()
+            let voucher: [String: DBusValue] = ["name": .string("voucher"), "kind": .string("text"), "label": .string("Voucher code"),
+                                                "required": .bool(true), "value": .string("")]
+            let form: [String: DBusValue] = ["kind": .string("form"), "portal-url": .string("https://wifi.station.example/login?lang=en"),
+                                             "action-host": .string("wifi.station.example"), "action-scheme": .string("https"),
+                                             "plain-http": .bool(false), "message": .string(""), "remembered": .bool(false), "fields": .varDicts([voucher])]
+            try await daemon.mockCall(client, path: path, "AddProperty", [.string(iface), .string("SignInForm"), .variant(.varDict(form))])
+            try await daemon.addMethod(client, path: path, interface: iface, name: "GetNetwork", inSignature: "", outSignature: "a{sv}",
+                                       code: "ret = dbus.Dictionary({'ssid': dbus.ByteArray(b'Station')}, signature='sv')")
+            try await daemon.addMethod(client, path: path, interface: iface, name: "PresentUI", inSignature: "", outSignature: "", code: "")
+            try await daemon.addMethod(client, path: path, interface: iface, name: "SignIn", inSignature: "a{sv}a{sv}", outSignature: "ss",
+                                       code: "ret = ('needs-browser', 'The page now asks for a captcha.')")
+            let s = try await AgentTests.Session()
+            let x = try await XServer()
+            defer { x.process.stop() }
+            let dialog = try ManagedProcess.launch(Self.dialog, ["--interface", path, "--browser", s.browser.path],
+                                                   environment: Self.desktopEnvironment(x, system: system, session: s.bus))
+            defer { dialog.stop() }
+            #expect(await dialog.waitForOutput(containing: "showing the sign-in form for Station (1 field)"), "\(dialog.output)")
+            let id = try #require(try await x.xdotool(["search", "--sync", "--name", "^Sign in to Station$"]).split(separator: "\n").first.map(String.init))
+            try await x.xdotool(["windowfocus", "--sync", id])
+            try await x.xdotool(["type", "--delay", "20", "FREE-2026"])
+            try await x.xdotool(["key", "Return"])
+            #expect(await dialog.waitForOutput(containing: "browser stand-in opened https://wifi.station.example/login?lang=en"), "\(dialog.output)")
+            #expect(await dialog.waitForOutput(containing: "hotspot-sign-in-dialog: closed"), "\(dialog.output)")
+            #expect(s.openedURLs == ["https://wifi.station.example/login?lang=en"], "\(s.openedURLs)")
+            let calls = try await daemon.calls(client, path: path).map(\.method)
+            #expect(calls.filter { $0 == "SignIn" }.count == 1 && calls.contains("PresentUI"), "\(calls)")
+            #expect(calls.firstIndex(of: "SignIn")! < calls.firstIndex(of: "PresentUI")!, "\(calls)")
+        }
     }
 }
 
