@@ -211,6 +211,17 @@ public enum SignInFormReader {
         return t
     }
 
+    /// The session cookies a page set (its `Set-Cookie` headers' name=value parts), to send back
+    /// with its form: at most 16, each at most 1 KiB, only those without control characters.
+    public static func cookies(of page: HTTPAnswer) -> [String] {
+        page.headers.filter { $0.name.lowercased() == "set-cookie" }.prefix(16).compactMap { field in
+            let pair = MetaRefresh.trim(String(field.value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""))
+            guard pair.contains("="), !pair.hasPrefix("="), pair.utf8.count <= 1024,
+                  pair.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "," }) else { return nil }
+            return pair
+        }
+    }
+
     /// The portal's error text on a page (its first error notice), escaped and bounded; "" none.
     public static func message(in body: [UInt8]) -> String {
         bounded(HTMLFormReader.read(body).traits.message, messageLimit)
@@ -248,8 +259,11 @@ extension PortalSignIn {
     public func userSignIn(expected: PendingSignIn, pageURL: String, values: [String: String], allowPlainHTTP: Bool,
                            interface: String) async -> UserSignInResult {
         let fresh: PendingSignIn
-        switch await describe(pageAt: pageURL, interface: interface, ssid: expected.ssid) {
-        case .success(let p): fresh = p
+        let cookies: [String]
+        switch await fetchPage(pageURL, interface: interface) {
+        case .success(let page):
+            fresh = SignInFormReader.describe(body: [UInt8](page.body), url: page.url, ssid: expected.ssid)
+            cookies = SignInFormReader.cookies(of: page)
         case .failure(let outcome):
             if await environment.verdict(for: interface, fresh: true).state == .online { return .signedIn }
             return .unavailable(outcome.reason ?? "the sign-in page could not be read")
@@ -289,7 +303,7 @@ extension PortalSignIn {
         let page = HTTPAnswer(status: 200, url: fresh.pageURL)
         let chain = Chain(fields: filling, loginHosts: hosts, plainHTTPLogin: allowPlainHTTP)
         let next: HTTPAnswer
-        switch await submitTyped(filled, page: page, filling: filling, chain: chain, interface: interface) {
+        switch await submitTyped(filled, page: page, filling: filling, chain: chain, interface: interface, cookies: cookies) {
         case .success(let a): next = a
         case .failure(let outcome):
             if case .rejected(let why) = outcome { return .rejected(why) }
@@ -313,7 +327,8 @@ extension PortalSignIn {
     /// Sends a form that carries what a person typed: https unless allowed, only to the chain's
     /// login hosts; the answer is followed (GET, no body) to the page it leads to, whatever its
     /// status, so a refusal's page can be read.
-    func submitTyped(_ form: HTMLForm, page: HTTPAnswer, filling: [FormField], chain: Chain, interface: String) async -> Result<HTTPAnswer, SignInOutcome> {
+    func submitTyped(_ form: HTMLForm, page: HTTPAnswer, filling: [FormField], chain: Chain, interface: String,
+                     cookies: [String] = []) async -> Result<HTTPAnswer, SignInOutcome> {
         guard let target = ProbeClassifier.resolve(form.action ?? page.url, against: page.url) else {
             return .failure(.needsUser("the form's action is not a URL"))
         }
@@ -329,8 +344,13 @@ extension PortalSignIn {
         let body = FormEncoding.body(pairs.map { ($0.name, $0.value) })
         let options = await environment.transferOptions(for: interface)
         let url = form.method == "GET" ? Self.replacingQuery(of: target, with: body) : target
-        let spec = form.method == "GET" ? HTTPRequestSpec(url: url)
-            : HTTPRequestSpec(url: target, method: "POST", headers: ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8))
+        // The page's session cookies go back with the form, to the page's own host only.
+        var headers: [String] = []
+        if !cookies.isEmpty, let pageHost = LoginHosts.host(of: page.url)?.lowercased(), LoginHosts.host(of: target)?.lowercased() == pageHost {
+            headers.append("Cookie: " + cookies.joined(separator: "; "))
+        }
+        let spec = form.method == "GET" ? HTTPRequestSpec(url: url, headers: headers)
+            : HTTPRequestSpec(url: target, method: "POST", headers: headers + ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8))
         let answer = await environment.transport.perform(spec, options: options)
         if case .success(let a) = answer, !(300..<400).contains(a.status) {
             var page = a

@@ -81,7 +81,7 @@ public enum Daemon {
         if let monitor {
             services.append(ConnectivityService(reports: reports, engine: engine))
             services.append(SignInFormService(changes: formChanges, engine: engine))
-            profileHelper = await registerBuiltIns(configuration, profiles: profiles, monitor: monitor, signIns: signIns, engine: engine, log: log)
+            profileHelper = await registerBuiltIns(configuration, profiles: live, monitor: monitor, signIns: signIns, engine: engine, log: log)
         } else {
             reporter.finish()
             formChanged.finish()
@@ -218,8 +218,10 @@ public enum Daemon {
     /// bus, without the bus. Problems are logged; the daemon runs on.
     /// Returns the profiles helper, if it runs (a reload gives it new profiles).
     @discardableResult
-    static func registerBuiltIns(_ configuration: DaemonConfiguration, profiles: ProfileSet, monitor: ConnectivityMonitor,
+    static func registerBuiltIns(_ configuration: DaemonConfiguration, profiles live: LiveProfiles, monitor: ConnectivityMonitor,
                                  signIns: SignInDesk?, engine: Engine, log: Logger) async -> ProfileHelper? {
+        let profiles = live.get()
+        let withProfiles = configuration.builtinHelpers.contains("profiles")
         var profilesHelper: ProfileHelper?
         let environment = DaemonPortalEnvironment(monitor: monitor, settings: configuration.connectivity)
         let helperLog: @Sendable (String) -> Void = { log.info("\(UntrustedText.forLog($0, limit: 400))") }
@@ -227,11 +229,14 @@ public enum Daemon {
             let helper: InProcessHelper
             switch name {
             case "profiles":
-                let profileHelper = ProfileHelper(profiles: profiles, environment: environment, log: helperLog)
+                let profileHelper = ProfileHelper(profiles: profiles, environment: environment, forms: signIns?.forms, log: helperLog)
                 profilesHelper = profileHelper
                 helper = InProcessHelper(options: ProfileHelper.options) { profileHelper.handle($0) }
             default:
-                let portalHelper = PortalHelper(environment: environment, forms: signIns?.forms, remembered: signIns?.remembered, log: helperLog)
+                let portalHelper = PortalHelper(environment: environment, forms: signIns?.forms, remembered: signIns?.remembered,
+                                                profileSignsIn: { ssid in
+                                                    withProfiles && (live.get().index.profile(for: ssid).map { $0.signIn != .none } ?? false)
+                                                }, log: helperLog)
                 helper = InProcessHelper(options: PortalHelper.options, highestConfidence: PortalHelper.highestConfidence) { portalHelper.handle($0) }
             }
             do { try await engine.register(inProcess: helper) } catch {

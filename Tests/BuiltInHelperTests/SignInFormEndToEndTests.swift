@@ -147,6 +147,33 @@ extension DaemonEndToEnd {
             #expect(await Self.signInError(s, [:])?.name.hasSuffix("NotAllowed") == true)
         }
 
+        @Test func hostilePagesArePublishedEscapedAndBoundedOrLeftToTheBrowser() async throws {
+            do {
+                let s = try await PortalScenario.start(Self.venue(.hostileLabels))
+                defer { Task { await s.stop() } }
+                try await s.join("CityFree")
+                let form = try await Self.waitForForm(s)
+                let fields = Self.fields(form)
+                let label = fields.first?["label"]?.string ?? ""
+                #expect(label.hasPrefix("Voucher") && label.contains("\\u{202E}") && !label.contains("\u{202E}"), "\(label)")
+                #expect(!label.contains("<") && !label.contains("alert"), "markup and scripts are not text: \(label)")
+                let pin = try #require(fields.last)
+                #expect(pin["kind"]?.string == "password" && (pin["label"]?.string?.count ?? 999) <= 200, "\(pin)")
+                #expect(form["plain-http"]?.bool == true)
+                #expect(await Self.signInError(s, ["code": .string("WIFI-2026"), "pin": .string("1234")], plainHTTP: false)?
+                    .name.hasSuffix("NotAllowed") == true, "a password over plain http needs the user's acceptance")
+                #expect(try await Self.signIn(s, ["code": .string("WIFI-2026"), "pin": .string("1234")]).0 == "signed-in")
+            }
+            do {
+                let s = try await PortalScenario.start(Self.venue(.manyFields))
+                defer { Task { await s.stop() } }
+                try await s.join("CityFree")
+                let form = try await Self.waitForForm(s, kind: "browser")
+                #expect(form["reason"]?.string?.contains("more than 32 fields") == true, "\(form)")
+                #expect(Self.fields(form).isEmpty)
+            }
+        }
+
         @Test func aRememberedSignInIsUsedSilentlyAtTheNextJoinAndAfterARestartAndForgetNetworkForgetsIt() async throws {
             let s = try await PortalScenario.start(Self.venue(.hotel))
             defer { Task { await s.stop() } }
@@ -197,6 +224,72 @@ extension DaemonEndToEnd {
             // ForgetNetwork forgets it.
             _ = try await s.manager("ForgetNetwork", [.bytes(Array("CityFree".utf8))])
             #expect(try await Self.remembered(s).isEmpty)
+        }
+
+        @Test func aRememberedSignInThePortalRejectsAsksAgainOnceWithThePortalsMessage() async throws {
+            let config = Self.venue(.hotel)
+            let s = try await PortalScenario.start(config)
+            defer { Task { await s.stop() } }
+            try await s.join("CityFree")
+            _ = try await Self.waitForForm(s)
+            #expect(try await Self.signIn(s, ["room": .string("412"), "surname": .string("Martin")], remember: true).0 == "signed-in")
+            try await s.waitFor(state: "authenticated")
+            try await s.leave()
+            try await s.waitFor("inactive")
+            config.venueSwitch.change()  // the guest moved to room 415
+            s.sim.reset()
+            try await s.join("CityFree")
+            let form = try await Self.waitForForm(s)
+            #expect(form["remembered"]?.bool == true)
+            #expect(form["message"]?.string == "This room has been checked out.", "\(form)")
+            #expect(s.sim.events().filter { $0.kind.hasPrefix("login") }.count == 1, "one try per join: \(s.events)")
+            let done = try await Self.signIn(s, ["room": .string("415"), "surname": .string("Martin")], remember: true)
+            #expect(done.0 == "signed-in", "\(done)")
+            try await s.waitFor(state: "authenticated")
+            // The new values are remembered: the next join is silent again.
+            try await s.leave()
+            try await s.waitFor("inactive")
+            s.sim.reset()
+            try await s.join("CityFree")
+            try await s.waitFor(state: "authenticated")
+            #expect(s.events.filter { $0 == "login-ok" }.count == 1 && !s.events.contains("login-failed"), "\(s.events)")
+        }
+
+        @Test func anAdministratorsProfileWinsOverARememberedSignIn() async throws {
+            let s = try await PortalScenario.start(Self.venue(.voucher))
+            defer { Task { await s.stop() } }
+            try await s.join("CityFree")
+            _ = try await Self.waitForForm(s)
+            #expect(try await Self.signIn(s, ["code": .string("WIFI-2026")], remember: true).0 == "signed-in")
+            try await s.waitFor(state: "authenticated")
+            #expect(try await s.string("Helper") == "Portal")
+            try await s.leave()
+            try await s.waitFor("inactive")
+            // The administrator writes a profile for the network: it signs in, not the remembered one.
+            _ = try s.profiles.write("10-cafe.conf", "[CityFree]\nssid=CityFree\ndisplay-name=Cafe\nsign-in=form\nform-field-code=WIFI-2026\n"
+                                     + "login-hosts=portal.venue.test\nplain-http-login=true\n")
+            s.daemon.process.send(SIGHUP)
+            try await s.waitUntil("the profile is loaded") { s.daemon.log.contains("1 added, 0 changed, 0 removed") }
+            s.sim.reset()
+            try await s.join("CityFree")
+            try await s.waitFor(state: "authenticated")
+            #expect(try await s.string("Helper") == "Known Networks", "\(s.diagnostics)")
+            #expect(!s.daemon.log.contains("signed in with the remembered sign-in"))
+        }
+
+        @Test func aProfileWhoseFormAsksForMoreGivesTheUserThePortalsForm() async throws {
+            // The profile fills the room, not the surname: the user is asked with the whole form.
+            let s = try await PortalScenario.start(Self.venue(.hotel), profile: "[CityFree]\nssid=CityFree\nsign-in=form\nform-field-room=412\n"
+                                                   + "login-hosts=portal.venue.test\nplain-http-login=true\n")
+            defer { Task { await s.stop() } }
+            try await s.join("CityFree")
+            let form = try await Self.waitForForm(s)
+            #expect(Self.fields(form).map { $0["name"]?.string } == ["room", "surname"])
+            #expect(try await s.string("Helper") == "Known Networks")
+            let done = try await Self.signIn(s, ["room": .string("412"), "surname": .string("Martin")])
+            #expect(done.0 == "signed-in", "\(done)")
+            try await s.waitFor(state: "authenticated")
+            #expect(try await s.string("Helper") == "Known Networks")
         }
 
         @Test func aRememberedSignInWhoseFormChangedAsksAgainAndPostsNothingToTheOldNames() async throws {

@@ -8,9 +8,11 @@ import Synchronization
 /// /venue/login (on another host for `otherHost`, and after `VenueSwitch.change()` for
 /// `movingHost`); probes are redirected to the portal's own host, `portal.venue.test`; a wrong answer returns the page (HTTP 200) with the portal's error in
 /// `<p class="error" role="alert">`. Every page carries a hidden `token` that only its latest
-/// fetch by the client accepts, so a sign-in must read the page again before posting.
+/// fetch by the client accepts, so a sign-in must read the page again before posting; the hotel's
+/// pages also set a session cookie the form must come back with.
 public enum VenueForm: String, Sendable, Hashable, CaseIterable, Codable {
-    /// Room number (`<label for>`) and surname (a wrapping `<label>`): accepts 412 / Martin.
+    /// Room number (`<label for>`) and surname (a wrapping `<label>`): accepts 412 / Martin, and
+    /// after `VenueSwitch.change()` 415 / Martin (412 is refused as checked out).
     case hotel
     /// One voucher code, labelled by its placeholder: accepts WIFI-2026.
     case voucher
@@ -28,6 +30,11 @@ public enum VenueForm: String, Sendable, Hashable, CaseIterable, Codable {
     case movingHost = "moving-host"
     /// A page that signs in only with scripts (no form).
     case scripted
+    /// A hostile form: a label with markup and bidirectional overrides, a 1 MiB placeholder, a
+    /// password over plain http (accepts code WIFI-2026 and any password).
+    case hostileLabels = "hostile-labels"
+    /// A hostile form of 10,000 fields.
+    case manyFields = "many-fields"
 }
 
 /// A switch a test flips while the simulator runs: the venue's form changes (field names or host).
@@ -44,13 +51,19 @@ extension PortalSimulator {
     /// The page fetches `client` made (its latest page's token).
     func venueVisits(_ client: String) -> Int { events().filter { $0.client == client && $0.kind == "portal-page" }.count }
 
-    func venue(_ r: Req) -> HTTPResponse {
+    func venue(_ r: Req, cookie: String?) -> HTTPResponse {
         let c = configuration
         if r.path == "/venue/login" && r.method == "POST" {
             let fields = "fields: \(r.form.keys.sorted().joined(separator: ","))"
             guard r.form["token"] == "\(venueVisits(r.client))" else {
                 record(r, "login-failed", fields + "; stale token")
                 return html(200, venuePage(r, error: "Your session has expired; please try again."))
+            }
+            // The hotel's portal keeps its session in a cookie set with the page.
+            if c.venue == .hotel || c.venue == .changingFields,
+               !(cookie ?? "").split(separator: ";").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "venue_session=\(venueVisits(r.client))" }) {
+                record(r, "login-failed", fields + "; no session cookie")
+                return html(200, venuePage(r, error: "Your browser must accept cookies."))
             }
             if let error = venueCheck(r.form, c) {
                 record(r, "login-failed", fields)
@@ -63,7 +76,7 @@ extension PortalSimulator {
         if isSignedIn(r.client) { return online(r) }
         if r.path == "/venue" {
             record(r, "portal-page")
-            return html(200, venuePage(r, error: nil))
+            return html(200, venuePage(r, error: nil), headers: [HTTPHeader("Set-Cookie"): "venue_session=\(venueVisits(r.client)); Path=/; HttpOnly"])
         }
         record(r, "probe-portal")
         // A venue's portal lives on a host of its own, whichever probe it intercepted.
@@ -79,7 +92,10 @@ extension PortalSimulator {
     func venueCheck(_ f: [String: String], _ c: PortalSimulatorConfiguration) -> String? {
         switch c.venue {
         case .hotel:
-            return f["room"] == "412" && f["surname"]?.lowercased() == "martin" ? nil : "Room number and surname do not match a guest."
+            // After `VenueSwitch.change()` the guest has moved: 412 is checked out, 415 is theirs.
+            if c.venueSwitch.isChanged && f["room"] == "412" { return "This room has been checked out." }
+            return f["room"] == (c.venueSwitch.isChanged ? "415" : "412") && f["surname"]?.lowercased() == "martin"
+                ? nil : "Room number and surname do not match a guest."
         case .changingFields:
             let (room, surname) = c.venueSwitch.isChanged ? ("room_number", "last_name") : ("room", "surname")
             return f[room] == "412" && f[surname]?.lowercased() == "martin" ? nil : "Room number and surname do not match a guest."
@@ -91,8 +107,10 @@ extension PortalSimulator {
         case .conference:
             guard !(f["fullname"] ?? "").isEmpty, f["email"]?.contains("@") == true else { return "Please enter your name and e-mail address." }
             return ["attendee", "speaker", "staff"].contains(f["badge"] ?? "") ? nil : "Please choose your badge."
-        case .scripted:
+        case .scripted, .manyFields:
             return "Please enable JavaScript."
+        case .hostileLabels:
+            return f["code"] == "WIFI-2026" ? nil : "This voucher code is not valid."
         }
     }
 
@@ -131,6 +149,14 @@ extension PortalSimulator {
             <select id="badge" name="badge"><option value="">Choose…</option><option value="attendee">Attendee</option>
             <option value="speaker">Speaker</option><option value="staff">Staff</option></select>
             """
+        case .hostileLabels:
+            inner = """
+            <label for="code"><b>Voucher</b> \u{202E}edoc<script>alert(1)</script><img src=x onerror=alert(2)></label>
+            <input id="code" name="code" required>
+            <input type="password" name="pin" placeholder="\(String(repeating: "P", count: 1 << 20))">
+            """
+        case .manyFields:
+            inner = (0..<10_000).map { "<input name=\"f\($0)\">" }.joined()
         case .scripted:
             return """
             <html><head><title>Sign in</title><script src="/app.js"></script></head><body>
