@@ -15,8 +15,8 @@ extension DesktopTests {
         static let dialog = TestKitPaths.repositoryRoot.appendingPathComponent("packaging/hotspot-sign-in-dialog").path
         static let images = TestKitPaths.repositoryRoot.appendingPathComponent("docs/images")
         /// An X server of its own (Xvfb picks a free display and says which on -displayfd), and a
-        /// GTK configuration with animations off: a screenshot shows the end of a focus change,
-        /// not its 200 ms fade.
+        /// GTK configuration with animations and the cursor's blinking off: a screenshot shows the
+        /// end of a focus change, not its 200 ms fade, and the same pixels every run.
         struct XServer {
             let process: ManagedProcess
             let display: String
@@ -25,7 +25,7 @@ extension DesktopTests {
             init() async throws {
                 config = try ScratchDirectory("gtk-config")
                 try FileManager.default.createDirectory(at: config.appendingPathComponent("gtk-4.0"), withIntermediateDirectories: true)
-                try "[Settings]\ngtk-enable-animations=false\n".write(to: config.appendingPathComponent("gtk-4.0/settings.ini"), atomically: false, encoding: .utf8)
+                try "[Settings]\ngtk-enable-animations=false\ngtk-cursor-blink=false\n".write(to: config.appendingPathComponent("gtk-4.0/settings.ini"), atomically: false, encoding: .utf8)
                 process = try ManagedProcess.launch("/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"], name: "Xvfb")
                 let first = await process.waitForFirstStdoutLine(timeout: SafetyNet.wait)
                 guard let number = first.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
