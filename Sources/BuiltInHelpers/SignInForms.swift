@@ -258,6 +258,16 @@ extension PortalSignIn {
     /// without it. Signed in is the link online afterwards.
     public func userSignIn(expected: PendingSignIn, pageURL: String, values: [String: String], allowPlainHTTP: Bool,
                            interface: String) async -> UserSignInResult {
+        let result = await userSignInUnredacted(expected: expected, pageURL: pageURL, values: values, allowPlainHTTP: allowPlainHTTP,
+                                                interface: interface)
+        // A portal's message may repeat what was typed ("the code X is not valid"): never published.
+        guard case .rejected(let message) = result else { return result }
+        let typed = values.values.filter { $0.count >= 3 }.sorted { $0.count > $1.count }
+        return .rejected(typed.reduce(message) { m, v in m.replacing(v, with: "…").replacing(UntrustedText.forLog(v, limit: 4096), with: "…") })
+    }
+
+    func userSignInUnredacted(expected: PendingSignIn, pageURL: String, values: [String: String], allowPlainHTTP: Bool,
+                              interface: String) async -> UserSignInResult {
         let fresh: PendingSignIn
         let cookies: [String]
         switch await fetchPage(pageURL, interface: interface) {

@@ -51,6 +51,17 @@ extension DaemonEndToEnd {
             try await s.waitUntil("the removed profile no longer names CityFree") { try await Self.displayName(s) == "" }
             #expect(s.daemon.process.isRunning)
             #expect(try await s.managerProperty("Version")?.string != nil, "the daemon still answers")
+
+            // The configuration file: a setting changed is named as needing a restart; a broken
+            // file leaves the configuration in use, and the daemon runs on.
+            let config = s.daemon.configPath
+            let original = try String(contentsOf: config, encoding: .utf8)
+            try original.replacingOccurrences(of: "command-timeout=10", with: "command-timeout=11").write(to: config, atomically: true, encoding: .utf8)
+            try await Self.reload(s, expecting: "take effect only when the daemon restarts")
+            try "[daemon]\ncommand-timeout=soon\n".write(to: config, atomically: true, encoding: .utf8)
+            try await Self.reload(s, expecting: "the configuration in use stays")
+            try original.write(to: config, atomically: true, encoding: .utf8)
+            #expect(s.daemon.process.isRunning)
         }
     }
 }

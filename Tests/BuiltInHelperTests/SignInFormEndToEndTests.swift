@@ -98,6 +98,11 @@ extension DaemonEndToEnd {
             #expect(await Self.signInError(s, ["nope": .string("x")])?.name.hasSuffix("InvalidArgs") == true)
             #expect(await Self.signInError(s, ["code": .int32(5)])?.name.hasSuffix("InvalidArgs") == true)
             #expect(!s.events.contains { $0.hasPrefix("login") }, "\(s.events)")
+            // The portal's refusal repeats the code typed: the message shows the rest of it, not the code.
+            let refused = try await Self.signIn(s, ["code": .string("BAD-CODE-77")])
+            #expect(refused.0 == "rejected" && refused.1 == "The voucher code … is not valid.", "\(refused)")
+            #expect(try await s.property("SignInForm")?.varDict?["message"]?.string == refused.1)
+            #expect(!s.daemon.log.contains("BAD-CODE-77"))
         }
 
         @Test func cafeAndConferenceFormsCarryTheirLabelsTermsAndOptions() async throws {

@@ -100,7 +100,8 @@ extension PortalSimulator {
             let (room, surname) = c.venueSwitch.isChanged ? ("room_number", "last_name") : ("room", "surname")
             return f[room] == "412" && f[surname]?.lowercased() == "martin" ? nil : "Room number and surname do not match a guest."
         case .voucher, .otherHost, .movingHost:
-            return f["code"] == "WIFI-2026" ? nil : "This voucher code is not valid."
+            // As real portals do, the refusal repeats what was typed.
+            return f["code"] == "WIFI-2026" ? nil : "The voucher code \(f["code"] ?? "") is not valid."
         case .cafe:
             guard f["email"]?.contains("@") == true else { return "Please enter your e-mail address." }
             return f["terms"] == "agreed" ? nil : "Please accept the terms of use."
