@@ -143,6 +143,19 @@ extension DaemonEndToEnd {
             }
         }
 
+        @Test(.enabled(if: TLSFront.available, "needs socat and openssl"))
+        func aFormPostingOverHTTPSSignsInWithoutAskingAboutPlainHTTP() async throws {
+            let s = try await PortalScenario.start(Self.venue(.voucher), tls: true)
+            defer { Task { await s.stop() } }
+            try await s.join("CityFree")
+            let form = try await Self.waitForForm(s)
+            #expect(form["action-scheme"]?.string == "https" && form["plain-http"]?.bool == false, "\(form)")
+            #expect(form["action-host"]?.string == "capport.test")
+            let done = try await Self.signIn(s, ["code": .string("WIFI-2026")], plainHTTP: false)
+            #expect(done.0 == "signed-in", "\(done) \(s.diagnostics)")
+            try await s.waitFor(state: "authenticated")
+        }
+
         @Test func aPageThatSignsInOnlyWithScriptsNeedsTheBrowser() async throws {
             let s = try await PortalScenario.start(Self.venue(.scripted))
             defer { Task { await s.stop() } }

@@ -14,7 +14,8 @@ public enum VenueForm: String, Sendable, Hashable, CaseIterable, Codable {
     /// Room number (`<label for>`) and surname (a wrapping `<label>`): accepts 412 / Martin, and
     /// after `VenueSwitch.change()` 415 / Martin (412 is refused as checked out).
     case hotel
-    /// One voucher code, labelled by its placeholder: accepts WIFI-2026.
+    /// One voucher code, labelled by its placeholder: accepts WIFI-2026. With `httpsBase` (a TLS
+    /// front) the form posts there.
     case voucher
     /// An e-mail address (aria-label) and a required terms checkbox with a link: accepts any
     /// address with an @ and the box ticked.
@@ -122,6 +123,7 @@ extension PortalSimulator {
         let other = "http://login.venue-other.test:\(port(of: r))/venue/login"
         let action: String
         switch c.venue {
+        case .voucher where c.httpsBase != nil: action = (c.httpsBase ?? "") + "/venue/login"  // behind TLS
         case .otherHost: action = other
         case .movingHost: action = c.venueSwitch.isChanged ? other : "/venue/login"
         default: action = "/venue/login"
