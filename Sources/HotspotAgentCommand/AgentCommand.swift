@@ -77,7 +77,8 @@ public struct AgentCommand: AsyncParsableCommand {
         let opener = PageOpener(session: session, system: system.connection, browser: browser, usePortalHelper: !noPortalHelper)
         let agent = SignInAgent(daemon: system, notifications: Notifications(session: session), opener: opener, fallbackURL: fallbackURL,
                                 desktop: DesktopPortalWindow(session: session, system: system.connection),
-                                dialog: (signInDialog == "none" ? nil : signInDialog ?? SignInDialog.installed()).map { SignInDialog(program: $0, browser: browser) })
+                                dialog: (signInDialog == "none" ? nil : signInDialog ?? SignInDialog.installed())
+                                    .map { SignInDialog(program: $0, browser: browser) })
         // SIGTERM or SIGINT cancels this task (ProgramLifecycle): the agent's loops end and
         // the stop is clean.
         let reason = try await agent.run()
