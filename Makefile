@@ -295,6 +295,7 @@ install_subst = $(INSTALL) -d -m 0755 $(dir $(DESTDIR)$(3)) && $(INSTALL_PATHS) 
 
 install: $(if $(SKIP_BUILD),,release)
 	$(INSTALL) -D -m 0755 $(BUILT_PRODUCTS)/$(MULTICALL) $(DESTDIR)$(MULTICALL_PATH)
+	$(INSTALL) -D -m 0755 packaging/hotspot-sign-in-dialog $(DESTDIR)$(LIBEXECDIR)/hotspot-helper/hotspot-sign-in-dialog
 	$(INSTALL) -d -m 0755 $(DESTDIR)$(BINDIR)
 	ln -sfn "$$(realpath -m --relative-to=$(LIBEXECDIR) $(MULTICALL_PATH))" $(DESTDIR)$(LIBEXECDIR)/hotspot-helperd
 	for p in hotspotctl hotspot-helper-agent; do \
@@ -326,6 +327,7 @@ install: $(if $(SKIP_BUILD),,release)
 	chmod 0644 $(DESTDIR)$(BASHCOMPLETIONDIR)/hotspotctl $(DESTDIR)$(ZSHCOMPLETIONDIR)/_hotspotctl $(DESTDIR)$(FISHCOMPLETIONDIR)/hotspotctl.fish
 
 uninstall:
+	rm -f $(DESTDIR)$(LIBEXECDIR)/hotspot-helper/hotspot-sign-in-dialog
 	rm -f $(DESTDIR)$(MULTICALL_PATH) $(DESTDIR)$(LIBEXECDIR)/hotspot-helperd $(DESTDIR)$(BINDIR)/hotspotctl $(DESTDIR)$(BINDIR)/hotspot-helper-agent \
 	  $(DESTDIR)$(DBUSDIR)/system.d/$(BUS_NAME).conf $(DESTDIR)$(DBUSDIR)/system-services/$(BUS_NAME).service \
 	  $(DESTDIR)$(DBUSDIR)/interfaces/$(BUS_NAME).xml $(DESTDIR)$(POLKITDIR)/$(BUS_NAME).policy \

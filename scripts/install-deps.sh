@@ -50,6 +50,7 @@ test=(
   gnome-shell          # GNOME Shell 43, run headless to test the Shell extension (pulls mutter, gjs, and WebKit for its Hotspot Login window)
   fonts-cantarell      # Shell's own font, so its menus are laid out and screenshotted as users see them
   adwaita-icon-theme   # the icons in Shell's Wi-Fi menu
+  xvfb xdotool x11-apps netpbm gir1.2-gtk-4.0 gir1.2-adw-1  # the sign-in dialog run, typed into and screenshotted (xwd, pnmtopng) under Xvfb
 )
 loaded=(
   stress-ng            # keeps both cores busy while the tests run (make test-loaded)

@@ -16,8 +16,9 @@ public struct AgentCommand: AsyncParsableCommand {
         discussion: """
         Listens to hotspot-helperd on the system bus (DBUS_SYSTEM_BUS_ADDRESS overrides the address) \
         and posts desktop notifications on the session bus (DBUS_SESSION_BUS_ADDRESS). "Sign in" \
-        calls PresentUI on the daemon and opens the sign-in page with GNOME's portal helper when it \
-        is available, the browser otherwise.
+        opens the portal's form in a dialog when the user can sign in with it; otherwise it calls \
+        PresentUI on the daemon and opens the sign-in page with GNOME's portal helper when it is \
+        available, the browser otherwise.
 
         Exit status: 0 stopped by a signal, or another agent already runs in this session; \
         1 error; 2 usage error; 3 the system bus is unreachable.
@@ -32,6 +33,9 @@ public struct AgentCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Never use GNOME's portal helper; always open the browser.")
     var noPortalHelper = false
+
+    @Option(name: .long, help: ArgumentHelp("The dialog that shows a portal's sign-in form (default: hotspot-sign-in-dialog beside this program's binary); \"none\" always opens the page instead.", valueName: "path"))
+    var signInDialog: String?
 
     /// Parses `arguments` (without the program name) and runs until SIGTERM or SIGINT (status 0)
     /// or the system bus goes away; failures map to the documented exit statuses.
@@ -72,7 +76,9 @@ public struct AgentCommand: AsyncParsableCommand {
         signal(SIGCHLD, SIG_IGN)
         let opener = PageOpener(session: session, system: system.connection, browser: browser, usePortalHelper: !noPortalHelper)
         let agent = SignInAgent(daemon: system, notifications: Notifications(session: session), opener: opener, fallbackURL: fallbackURL,
-                                desktop: DesktopPortalWindow(session: session, system: system.connection))
+                                desktop: DesktopPortalWindow(session: session, system: system.connection),
+                                dialog: (signInDialog == "none" ? nil : signInDialog ?? SignInDialog.installed())
+                                    .map { SignInDialog(program: $0, browser: browser) })
         // SIGTERM or SIGINT cancels this task (ProgramLifecycle): the agent's loops end and
         // the stop is clean.
         let reason = try await agent.run()

@@ -5,7 +5,8 @@ import HotspotProtocol
 
 /// Keeps one notification per interface that needs the user: posted on UIRequired (or at start
 /// for an interface already presenting UI), withdrawn when the interface leaves presenting-ui or
-/// the daemon stops. "Sign in" sends PresentUI and opens the sign-in page. Where the desktop does
+/// the daemon stops. "Sign in" opens the form dialog when the interface's SignInForm is a form
+/// (``SignInDialog``); otherwise it sends PresentUI and opens the sign-in page. Where the desktop does
 /// not show the daemon's sign-in state itself (every desktop but GNOME Shell with the project's
 /// extension), a passing notification says when a join's sign-in ended: "Signed in to …" or
 /// "Could not sign in to …".
@@ -20,6 +21,8 @@ actor SignInAgent {
     let fallbackURL: String
     /// Where the desktop prompts by itself, the agent does not (one prompt, never two).
     let desktop: DesktopPortalWindow?
+    /// The form dialog for a sign-in the user can do in a form; nil: always the page.
+    let dialog: SignInDialog?
 
     private var byInterface: [ObjectPath: UInt32] = [:]
     private var interfaceOf: [UInt32: ObjectPath] = [:]
@@ -28,12 +31,14 @@ actor SignInAgent {
     /// The passing sign-in state notification per interface, replaced by the next one.
     private var stateNotification: [ObjectPath: UInt32] = [:]
 
-    init(daemon: DaemonClient, notifications: Notifications, opener: PageOpener, fallbackURL: String, desktop: DesktopPortalWindow?) {
+    init(daemon: DaemonClient, notifications: Notifications, opener: PageOpener, fallbackURL: String, desktop: DesktopPortalWindow?,
+         dialog: SignInDialog? = nil) {
         self.daemon = daemon
         self.notifications = notifications
         self.opener = opener
         self.fallbackURL = fallbackURL
         self.desktop = desktop
+        self.dialog = dialog
     }
 
     /// Runs until the system bus connection ends or the task is cancelled; returns why.
@@ -104,7 +109,9 @@ actor SignInAgent {
                 summary: "Sign in to \(name)",
                 body: "\(helper.isEmpty ? "A hotspot helper" : helper) needs you to sign in before \(name) can reach the internet.",
                 actions: [("default", "Sign in"), ("sign-in", "Sign in")],
-                hints: ["urgency": .byte(1), "category": .string("network"), "desktop-entry": .string("hotspot-helper-agent")])
+                // Resident: the server keeps it after "Sign in", so a user who cancels the dialog or
+                // closes the browser can come back to it; the agent withdraws it when no sign-in waits.
+                hints: ["urgency": .byte(1), "category": .string("network"), "desktop-entry": .string("hotspot-helper-agent"), "resident": .bool(true)])
             if existing != 0 && existing != id { interfaceOf[existing] = nil }
             byInterface[path] = id
             interfaceOf[id] = path
@@ -156,6 +163,11 @@ actor SignInAgent {
     private func actionInvoked(_ id: UInt32, _ key: String) async {
         guard Self.actionKeys.contains(key), let path = interfaceOf[id] else { return }
         AgentLog.write("sign-in chosen for \(path)")
+        // A form the user can fill in: the dialog signs in with it (SignIn), no page, no PresentUI.
+        if let dialog, let form = await SignInDialog.form(at: path, on: daemon.connection), form.kind == "form",
+           dialog.open(interface: path, portalURL: form.portalURL) {
+            return
+        }
         do {
             try await daemon.presentUI(at: path)
             AgentLog.write("PresentUI sent for \(path)")

@@ -79,6 +79,7 @@ extension DesktopTests {
             #expect(actions.contains("sign-in"), "\(actions)")
             #expect(actions.count % 2 == 0)
             #expect(note[6].varDict?["desktop-entry"] == .string("hotspot-helper-agent"))
+            #expect(note[6].varDict?["resident"] == .bool(true), "kept after its action, withdrawn by the agent: \(note)")
             #expect(received.all.contains(.presentUI) == false)
 
             // The user clicks "Sign in": the notification server emits ActionInvoked(id, "sign-in").

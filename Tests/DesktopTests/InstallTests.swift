@@ -11,6 +11,7 @@ extension DesktopTests {
         /// Every file the package installs, with its mode; directories are implied.
         static let manifest: [String: Int] = [
             "/usr/libexec/hotspot-helper/hotspot-helper": 0o755,
+            "/usr/libexec/hotspot-helper/hotspot-sign-in-dialog": 0o755,
             "/usr/share/dbus-1/system.d/org.freedesktop.NetworkManager.HotspotHelper.conf": 0o644,
             "/usr/share/dbus-1/system-services/org.freedesktop.NetworkManager.HotspotHelper.service": 0o644,
             "/usr/share/dbus-1/interfaces/org.freedesktop.NetworkManager.HotspotHelper.xml": 0o644,
