@@ -19,7 +19,7 @@ public struct HotspotCtl: AsyncParsableCommand {
         3 hotspot-helperd is not running (or the system bus is unreachable); 4 not authorized by polkit.
         """,
         version: "0.2.0",
-        subcommands: [Status.self, Networks.self, Helpers.self, Monitor.self, Check.self, Logoff.self, PresentUI.self, Forget.self],
+        subcommands: [Status.self, Networks.self, Helpers.self, Monitor.self, Check.self, Logoff.self, PresentUI.self, Forget.self, SignInCommand.self, RememberedCommand.self],
         defaultSubcommand: Status.self)
 
     /// Parses `arguments` (the command line without the program name), runs, and maps failures

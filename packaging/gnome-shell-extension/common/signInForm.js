@@ -132,7 +132,7 @@ export function signInValues(form, values) {
         if (f.kind === 'checkbox')
             out[f.name] = ['b', values.get(f.name) === true];
         else
-            out[f.name] = ['s', String(values.get(f.name) ?? '')];
+            out[f.name] = ['s', String(values.get(f.name) ?? (f.kind === 'select' ? f.value : ''))];
     }
     return out;
 }
