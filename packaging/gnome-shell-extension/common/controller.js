@@ -63,6 +63,7 @@ export class HotspotHelperController {
         this._prompts = new PortalPrompts(() => this._shell.networkIndicator());
         this._signIns = new Map();      // interface path → {device, form, dialog, signing, signedIn, dismissed}
         this._titles = new Map();       // device path → the connected network's name as its row shows it
+        this._displayNames = new Map(); // device path → the connected network's display name (a helper's label)
         this._daemon = new HotspotDaemon(() => this._sync());
         this._daemon.start();
     }
@@ -132,6 +133,7 @@ export class HotspotHelperController {
         const kept = new Set();
         let activeName = null;
         this._titles.clear();
+        this._displayNames.clear();
         for (const {devicePath, deviceItem} of this._shell.wirelessDevices(this._toggle)) {
             const iface = interfaces.find(i => i.device === devicePath);
             if (!iface)
@@ -139,8 +141,11 @@ export class HotspotHelperController {
             const labels = rowLabels(iface.scanList, ssid => NM.utils_ssid_to_utf8(ssid));
             for (const row of this._shell.networkRows(deviceItem)) {
                 const label = labels.get(ssidKey(row.ssid));
-                if (row.active)
+                if (row.active) {
                     this._titles.set(devicePath, bounded(label ?? row.shellName ?? ''));
+                    if (label)
+                        this._displayNames.set(devicePath, label);
+                }
                 if (!label)
                     continue;
                 const text = bounded(label);
@@ -157,7 +162,7 @@ export class HotspotHelperController {
         const current = interfaces.find(i => i.status.State && i.status.State !== 'inactive');
         const failed = interfaces.find(i => i.failed);
         if (current)
-            this._setSubtitle(bounded(subtitleFor(current.status)));
+            this._setSubtitle(bounded(subtitleFor(current.status, this._displayNames.get(current.device) ?? '')));
         else if (failed)
             this._setSubtitle(bounded(subtitleFor({...failed.status, State: 'failure'})));
         else

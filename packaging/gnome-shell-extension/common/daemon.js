@@ -61,6 +61,7 @@ export class HotspotDaemon {
                 status: {
                     State: this._string(entry.proxy, 'State'),
                     Helper: this._string(entry.proxy, 'Helper'),
+                    BuiltIn: this._builtIn(this._string(entry.proxy, 'Helper')),
                     Reason: this._string(entry.proxy, 'Reason'),
                     Connectivity: this._string(entry.proxy, 'Connectivity'),
                 },
@@ -68,6 +69,21 @@ export class HotspotDaemon {
                 scanList: entry.scanList,
                 signInForm: this._dict(entry.proxy, 'SignInForm'),
             }));
+    }
+
+    /**
+     * Whether the helper called `name` is one of the daemon's own (the manager's Helpers says
+     * commands-via "daemon"): its name ("Known Networks", "Portal") is the daemon's, not the
+     * network's, and the header says who signed in in other words.
+     *
+     * @param {string} name - an interface's Helper
+     * @returns {boolean}
+     */
+    _builtIn(name) {
+        if (!name || !this._manager)
+            return false;
+        const helpers = this._manager.get_cached_property('Helpers')?.recursiveUnpack() ?? [];
+        return Array.isArray(helpers) && helpers.some(h => h?.['display-name'] === name && h?.['commands-via'] === 'daemon');
     }
 
     _dict(proxy, name) {
@@ -134,6 +150,8 @@ export class HotspotDaemon {
                 this._managerId = manager.connect('g-properties-changed', (_p, changed) => {
                     if (changed.lookup_value('Interfaces', null))
                         this._syncInterfaces();
+                    else if (changed.lookup_value('Helpers', null))
+                        this._changed();
                 });
                 this._syncInterfaces();
             });
