@@ -198,6 +198,98 @@ extension DesktopTests {
             #expect(quiet, "Shell opened Hotspot Login for the held join (the control opened it in \(opened)): \(windowsAfterHold)\n\(shell.log)")
             try await s.waitFor("authenticated")
         }
+
+        /// A portal's form (the simulator's hotel page: a room number and a surname, posted over
+        /// plain http) in the extension's dialog: the page's labels, no "Hotspot Login" window
+        /// while it is up; a wrong room number shows the portal's message and the user tries
+        /// again; signed in, the header says so without naming the daemon's own helper; the next
+        /// join of the network signs in with what was remembered, with no dialog and no window.
+        @Test func aPortalsFormIsAskedInTheExtensionsDialogAndTheNextJoinIsSilent() async throws {
+            let portal = try await SimulatedPortal.start(mode: "venue")
+            defer { portal.stop() }
+            let s = try await ShellScene(portal: portal)
+            let shell = try await s.startShell()
+            func hotspotLoginsSeen() async throws -> Int { try await shell.windowsSeen().filter(\.isHotspotLogin).count }
+
+            let outcome = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            #expect(outcome.contains("needs-user"), "\(outcome)\n\(s.diagnostics)")
+            // Titled with the network's name once Shell has the connection (its row is active).
+            let dialog = try await s.waitForSignInDialog(shell, "the sign-in dialog shows the hotel's form, titled with the network") {
+                $0.entries.count == 2 && $0.texts.first == "CityFree"
+            }
+            #expect(dialog.entries.map(\.hint) == ["Room number", "Surname"], "\(dialog)")
+            #expect(dialog.all.contains("unencrypted"), "a plain-http form says so: \(dialog)")
+            #expect(dialog.checks.map(\.text) == ["Remember for this network"] && dialog.checks.allSatisfy(\.checked), "\(dialog)")
+            #expect(dialog.buttons == ["Open in browser", "Cancel", "Sign in"], "\(dialog)")
+            #expect(!dialog.markup)
+            try await s.waitUntil("the Wi-Fi menu asks the user to sign in") { try await s.subtitle(shell) == "This network needs you to sign in" }
+            // Shell has the connection ACTIVATED while NetworkManager says PORTAL: without the
+            // dialog it opens Hotspot Login at once (the next test shows it does after Cancel).
+            let quiet = try await s.holdsThroughout(.seconds(8)) { try await hotspotLoginsSeen() == 0 }
+            #expect(quiet, "Shell opened Hotspot Login under the extension's dialog: \(try await shell.windowsSeen())")
+            try await shell.screenshot(to: Self.screenshots.appendingPathComponent("gnome43-sign-in-dialog.png"))
+
+            // A wrong room number: the portal's message in the dialog, and the user tries again.
+            try await s.fillSignIn(shell, ["Room number": "999", "Surname": "Martin"], press: "Sign in")
+            let rejected = try await s.waitForSignInDialog(shell, "the dialog shows the portal's message") {
+                $0.all.contains("Room number and surname do not match a guest.")
+            }
+            #expect(rejected.entries.count == 2)
+            try await shell.screenshot(to: Self.screenshots.appendingPathComponent("gnome43-sign-in-dialog-rejected.png"))
+            try await s.fillSignIn(shell, ["Room number": "412", "Surname": "Martin"], press: "Sign in")
+            try await s.waitUntil("the dialog closes once signed in") { try await s.signInDialog(shell) == nil }
+            try await s.waitFor("authenticated")
+            try await s.setConnectivity(ShellScene.full)
+            try await s.waitUntil("the header says the network signed in, not the daemon's helper") {
+                try await s.subtitle(shell) == "Signed in automatically"
+            }
+            #expect(try await hotspotLoginsSeen() == 0, "\(try await shell.windowsSeen())")
+
+            // The next join: the daemon signs in with what was remembered; no dialog, no window.
+            try await s.replayLeave()
+            try await s.waitFor("inactive")
+            let held = Task { try await s.replayHeldJoin("CityFree", accessPoint: "ap1") }
+            let silent = try await s.holdsThroughout(.seconds(8)) {
+                try await s.signInDialog(shell) == nil && (try await hotspotLoginsSeen()) == 0
+            }
+            let again = try await held.value
+            #expect(again.contains("signed-in"), "\(again)\n\(s.diagnostics)")
+            #expect(silent, "a dialog or Hotspot Login came for a remembered network\n\(shell.log)")
+            #expect(try await s.signInDialog(shell) == nil)
+            let ours = shell.process.output.split(separator: "\n").filter { $0.contains(Self.uuid) || $0.contains(ShellExtensionTrees.uuid) }
+            #expect(ours.isEmpty, "Shell logged the extension's files:\n\(ours.joined(separator: "\n"))")
+        }
+
+        /// Cancel gives Shell's own prompt back as it is without the extension (Shell 43: the
+        /// Hotspot Login window at once), and so does "Open in browser" at the next join.
+        @Test func cancelAndOpenInBrowserBringShellsOwnSignInWindow() async throws {
+            let portal = try await SimulatedPortal.start(mode: "venue")
+            defer { portal.stop() }
+            let s = try await ShellScene(portal: portal)
+            let shell = try await s.startShell()
+            func hotspotLoginsSeen() async throws -> Int { try await shell.windowsSeen().filter(\.isHotspotLogin).count }
+
+            let outcome = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            #expect(outcome.contains("needs-user"), "\(outcome)\n\(s.diagnostics)")
+            try await s.waitForSignInDialog(shell, "the sign-in dialog is up") { $0.entries.count == 2 }
+            #expect(try await hotspotLoginsSeen() == 0)
+            try await s.fillSignIn(shell, [:], press: "Cancel")
+            try await s.waitUntil("Cancel brings Shell's Hotspot Login") { try await hotspotLoginsSeen() == 1 }
+            #expect(try await s.signInDialog(shell) == nil)
+            try await shell.stopService("org.gnome.Shell.PortalHelper")
+            try await s.waitUntil("the portal helper has left the session bus") { try await shell.owner("org.gnome.Shell.PortalHelper") == nil }
+
+            try await s.replayLeave()
+            try await s.waitFor("inactive")
+            let rejoin = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            #expect(rejoin.contains("needs-user"), "\(rejoin)\n\(s.diagnostics)")
+            try await s.waitForSignInDialog(shell, "the sign-in dialog is up again") { $0.entries.count == 2 }
+            #expect(try await hotspotLoginsSeen() == 1)
+            try await s.fillSignIn(shell, [:], press: "Open in browser")
+            try await s.waitUntil("Open in browser brings Shell's Hotspot Login") { try await hotspotLoginsSeen() == 2 }
+            #expect(try await s.signInDialog(shell) == nil)
+            try await shell.stopService("org.gnome.Shell.PortalHelper")
+        }
     }
 }
 
@@ -242,20 +334,24 @@ struct ShellScene: DaemonScenarioParts {
     var patience: Duration { .seconds(30) }
     var diagnostics: String { "--- daemon log ---\n\(core.daemon.log.suffix(3000))\n\(shells.all.last?.log ?? "")" }
 
-    init(root: ShellRoot? = nil) async throws {
+    /// With `portal`, the daemon's probes and built-in helpers go to that simulator (on loopback).
+    init(root: ShellRoot? = nil, portal: SimulatedPortal? = nil) async throws {
         self.root = root
         let bus = try await PrivateBus()
         polkit = try await bus.startMock(template: "polkitd", waitFor: "org.freedesktop.PolicyKit1")
         let c = try bus.connect()
-        // The session's user may read the scan list (polkit's answer for an active local session).
-        // (and control NetworkManager, so Shell's Wi-Fi toggle is not greyed out).
+        // The session's user may read the scan list and sign in with a portal's form (polkit's
+        // answers for an active local session), and control NetworkManager, so Shell's Wi-Fi
+        // toggle is not greyed out.
         try await polkit.mockCall(c, path: "/org/freedesktop/PolicyKit1/Authority", "SetAllowed",
-                                  [.strings([HotspotContract.Action.readScanList.id, "org.freedesktop.NetworkManager.network-control"])])
+                                  [.strings([HotspotContract.Action.readScanList.id, "org.freedesktop.NetworkManager.HotspotHelper.sign-in",
+                                             "org.freedesktop.NetworkManager.network-control"])])
         core = try await DaemonScenario(accessPoints: [
             MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01", strength: 80),
             MockAccessPoint(name: "ap2", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:02", strength: 60),
             MockAccessPoint(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03", strength: 40),
-        ], settings: ["command-timeout": "5", "filter-interval": "0.2", "maintain-interval": "300"],
+        ], settings: ["command-timeout": portal == nil ? "5" : "20", "filter-interval": "0.2", "maintain-interval": "300"],
+           connectivity: portal.map { $0.connectivity().merging(["interval": "300"]) { _, new in new } },
            prefix: root?.daemonPrefix ?? [], bus: bus)
         // Shell hands ConnectivityCheckUri to the portal window: a closed local port, so the
         // window loads nothing from anywhere.
@@ -377,6 +473,94 @@ struct ShellScene: DaemonScenarioParts {
                   M.panel.statusArea.quickSettings._network._wirelessToggle.menu.isOpen; })()
                 """) == "true"
         }
+    }
+
+    /// The extension's sign-in dialog as Shell shows it, read from Shell's actors (not from the
+    /// extension): every visible label in order (title, description, field labels, messages,
+    /// check boxes' text), the entries (hint, password or not, text typed), the check boxes, the
+    /// buttons. nil when no such dialog is up.
+    struct SignInDialog: Decodable, Sendable {
+        struct Entry: Decodable, Sendable { var hint: String; var password: Bool }
+        struct Check: Decodable, Sendable { var text: String; var checked: Bool }
+        var texts: [String]
+        var entries: [Entry]
+        var checks: [Check]
+        var buttons: [String]
+        /// Whether Shell draws any of its labels as markup.
+        var markup: Bool
+        var all: String { texts.joined(separator: "\n") }
+    }
+
+    static let findSignInDialog = """
+        const d = MAIN.layoutManager.modalDialogGroup.get_children()
+          .find(c => c.has_style_class_name?.('hotspot-helper-sign-in') && c.visible && c.opacity > 0);
+        """
+
+    func signInDialog(_ shell: some ShellSession) async throws -> SignInDialog? {
+        let found = try await shell.eval("""
+            (() => { \(Self.findSignInDialog.replacingOccurrences(of: "MAIN", with: shell.main))
+              if (!d) return null;
+              const out = {texts: [], entries: [], checks: [], buttons: [], markup: false};
+              const walk = a => {
+                if (!a.visible) return;
+                const type = a.constructor.$gtype.name;
+                if (a.hint_text !== undefined && a.clutter_text) {
+                  out.entries.push({hint: a.hint_text ?? '', password: a.show_peek_icon !== undefined});
+                  return;
+                }
+                if (a.toggle_mode && a.checked !== undefined && a.label_actor) {
+                  out.checks.push({text: a.label_actor.text, checked: a.checked});
+                  return;
+                }
+                if (type === 'StLabel' && a.text) { out.texts.push(a.text); out.markup ||= a.clutter_text.use_markup; }
+                if (type === 'StButton' && a.label) { out.buttons.push(a.label); return; }
+                a.get_children().forEach(walk);
+              };
+              walk(d);
+              return out; })()
+            """)
+        return found == "null" ? nil : try JSONDecoder().decode(SignInDialog.self, from: Data(found.utf8))
+    }
+
+    /// Waits until the sign-in dialog is up and `condition` holds for it; returns it.
+    @discardableResult
+    func waitForSignInDialog(_ shell: some ShellSession, _ what: String, _ condition: @escaping (SignInDialog) -> Bool = { _ in true }) async throws
+        -> SignInDialog {
+        var last: SignInDialog?
+        try await core.waiter.until(what, timeout: patience, context: { "dialog: \(String(describing: last))\n\(diagnostics)" }) {
+            last = try await signInDialog(shell)
+            return last.map(condition) ?? false
+        }
+        guard let last else { throw TestKitError.timeout(what) }
+        return last
+    }
+
+    /// Types `values` into the dialog's entries (by their hint: the portal's labels), then
+    /// presses the button labelled `button`, as a user would.
+    func fillSignIn(_ shell: some ShellSession, _ values: [String: String], press button: String) async throws {
+        let json = String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
+        let pressed = try await shell.eval("""
+            (() => { \(Self.findSignInDialog.replacingOccurrences(of: "MAIN", with: shell.main))
+              if (!d) return 'no dialog';
+              const values = \(json), entries = [], buttons = [];
+              const walk = a => {
+                if (a.hint_text !== undefined && a.clutter_text) { entries.push(a); return; }
+                if (a.constructor.$gtype.name === 'StButton' && a.label) buttons.push(a);
+                a.get_children().forEach(walk);
+              };
+              walk(d);
+              for (const [hint, text] of Object.entries(values)) {
+                const e = entries.find(x => x.hint_text === hint);
+                if (!e) return `no entry ${hint}`;
+                e.set_text(text);
+              }
+              const b = buttons.find(x => x.label === '\(button)');
+              if (!b) return 'no button';
+              if (!b.reactive) return 'not reactive';
+              b.emit('clicked', 1);
+              return 'pressed'; })()
+            """, as: String.self)
+        guard pressed == "pressed" else { throw TestKitError.startFailed("could not press \(button) in the sign-in dialog: \(pressed)") }
     }
 
     /// NetworkManager's D-Bus view of one step of a Wi-Fi activation (device state, active

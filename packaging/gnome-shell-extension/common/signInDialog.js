@@ -41,6 +41,7 @@ export class SignInDialog {
     open(title, form) {
         const {ModalDialog, Dialog, CheckBox} = this._ui;
         this._dialog = new ModalDialog.ModalDialog({styleClass: 'prompt-dialog'});
+        this._dialog.add_style_class_name('hotspot-helper-sign-in');
         this._content = new Dialog.MessageDialogContent({title, description: ''});
         this._dialog.contentLayout.add_child(this._content);
 
