@@ -144,21 +144,22 @@ struct SignInCommand: AsyncParsableCommand {
 struct Terminal {
     /// One line of standard input, or a failure at its end (nobody is there to answer).
     mutating func line(_ prompt: String, secret: Bool = false) throws -> String {
-        print(prompt, terminator: "")
-        fflush(stdout)
+        // Echo goes off before the prompt shows, so nothing typed after it is echoed.
         var saved = termios()
         let hide = secret && isatty(STDIN_FILENO) == 1 && tcgetattr(STDIN_FILENO, &saved) == 0
         if hide {
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
-            _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+            _ = tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
         }
         defer {
             if hide {
-                _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+                _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved)
                 print("")
             }
         }
+        print(prompt, terminator: "")
+        fflush(stdout)
         let answer = readLine(strippingNewline: true)
         if Task.isCancelled { throw CancellationError() }
         guard let answer else {
