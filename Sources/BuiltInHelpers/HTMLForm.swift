@@ -30,6 +30,26 @@ public struct HTMLForm: Sendable, Hashable {
         public var label: String
         /// The `id` attribute.
         public var id: String
+        /// The `placeholder` attribute ("" when none).
+        public var placeholder = ""
+        /// The `aria-label` attribute ("" when none).
+        public var ariaLabel = ""
+        /// The text just before the control on the page (a table cell before it, words before it).
+        public var before = ""
+        /// A select's options, in order (at most `HTMLFormReader.maxControls`).
+        public var choices: [Choice] = []
+        /// The first http(s) link in the text beside a checkbox (its terms), "" when none.
+        public var link = ""
+
+        /// One option of a select.
+        public struct Choice: Sendable, Hashable {
+            public var value: String
+            public var label: String
+            public init(value: String, label: String) {
+                self.value = value
+                self.label = label
+            }
+        }
 
         /// A control.
         public init(name: String, type: String, value: String = "", checked: Bool = false, required: Bool = false,
@@ -51,6 +71,8 @@ public struct HTMLForm: Sendable, Hashable {
     public var method: String
     /// The named controls, in page order.
     public var controls: [Control]
+    /// The form runs a script when submitted (`onsubmit`), or its only buttons are script buttons.
+    public var scripted = false
 
     /// A form.
     public init(action: String?, method: String, controls: [Control]) {

@@ -45,6 +45,24 @@ public enum HTMLFormReader {
         public var budget: Int
         /// The budget ran out before the page was read.
         public var exhausted: Bool
+        /// What the page holds besides its forms that a person needs a browser for.
+        public var traits = PageTraits()
+    }
+
+    /// What a page holds that only a browser can deal with (docs/CONNECTIVITY.md, "Forms").
+    public struct PageTraits: Sendable, Hashable {
+        /// `<script>` elements.
+        public var scripts = false
+        /// A captcha (reCAPTCHA, hCaptcha, Turnstile, or an element named captcha).
+        public var captcha = false
+        /// An `<input type=file>`.
+        public var fileInput = false
+        /// An `<iframe>` (or `<frame>`).
+        public var iframe = false
+        /// The text of the page's first error notice (an element with role alert, or whose class
+        /// or id says error, alert, invalid, warning or fail), "" when none.
+        public var message = ""
+        public init() {}
     }
 
     /// A count of node visits against a limit.
@@ -87,7 +105,7 @@ public enum HTMLFormReader {
         var walk = Walk(work: Work(limit: budget))
         walk.run(root)
         let exhausted = walk.work.exhausted
-        return Reading(forms: exhausted ? [] : walk.result(), work: walk.work.done, budget: budget, exhausted: exhausted)
+        return Reading(forms: exhausted ? [] : walk.result(), work: walk.work.done, budget: budget, exhausted: exhausted, traits: walk.traits)
     }
 
     /// The forms of `html`.
@@ -108,6 +126,7 @@ public enum HTMLFormReader {
         var work: Work
         /// Each `<label>`'s text, read once however many controls it holds.
         var labelTexts: [xmlNodePtr: String] = [:]
+        var traits = PageTraits()
 
         init(work: Work) { self.work = work }
 
@@ -119,6 +138,7 @@ public enum HTMLFormReader {
                 let tag = HTMLFormReader.name(node)
                 var childOwner = owner
                 var childDisabled = disabledSet
+                noteTraits(node, tag: tag)
                 switch tag {
                 case "script", "style", "template", "textarea", "select", "title":
                     if tag == "textarea" || tag == "select" { control(node, tag: tag, owner: owner, disabledSet: disabledSet) }
@@ -127,7 +147,9 @@ public enum HTMLFormReader {
                     guard forms.count < HTMLFormReader.maxForms else { continue }
                     let action = HTMLFormReader.attribute(node, "action").flatMap { $0.isEmpty ? nil : $0 }
                     let method = (HTMLFormReader.attribute(node, "method") ?? "get").uppercased() == "POST" ? "POST" : "GET"
-                    forms.append(HTMLForm(action: action, method: method, controls: []))
+                    var form = HTMLForm(action: action, method: method, controls: [])
+                    form.scripted = HTMLFormReader.has(node, "onsubmit")
+                    forms.append(form)
                     if let id = HTMLFormReader.attribute(node, "id"), formIDs[id] == nil { formIDs[id] = forms.count - 1 }
                     childOwner = forms.count - 1
                 case "fieldset":
@@ -151,6 +173,34 @@ public enum HTMLFormReader {
             }
         }
 
+        /// Notes what a browser would be needed for: scripts, a captcha, frames.
+        mutating func noteTraits(_ node: xmlNodePtr, tag: String) {
+            switch tag {
+            case "script":
+                traits.scripts = true
+            case "iframe", "frame":
+                traits.iframe = true
+            default:
+                break
+            }
+            let marks = [HTMLFormReader.attribute(node, "class"), HTMLFormReader.attribute(node, "id"),
+                         tag == "script" || tag == "iframe" ? HTMLFormReader.attribute(node, "src") : nil]
+            if marks.contains(where: { m in m.map { v in Self.captchaWords.contains { v.lowercased().contains($0) } } ?? false }) {
+                traits.captcha = true
+            }
+            if traits.message.isEmpty, !["script", "style", "template", "form", "input", "body", "html"].contains(tag) {
+                let role = HTMLFormReader.attribute(node, "role")?.lowercased() ?? ""
+                let named = (marks[0] ?? "") + " " + (marks[1] ?? "")
+                if role == "alert" || Self.errorWords.contains(where: { named.lowercased().contains($0) }) {
+                    traits.message = HTMLFormReader.text(node, &work)
+                }
+            }
+        }
+
+        static let errorWords = ["error", "alert", "invalid", "warning", "fail"]
+
+        static let captchaWords = ["captcha", "turnstile"]
+
         mutating func control(_ node: xmlNodePtr, tag: String, owner: Int?, disabledSet: Bool) {
             let name = HTMLFormReader.attribute(node, "name") ?? ""
             let id = HTMLFormReader.attribute(node, "id") ?? ""
@@ -162,11 +212,23 @@ public enum HTMLFormReader {
             switch tag {
             case "input":
                 let type = (HTMLFormReader.attribute(node, "type") ?? "text").lowercased()
+                if type == "file" { traits.fileInput = true }
                 var label = enclosingLabel(node)
-                if label.isEmpty && (type == "checkbox" || type == "radio") { label = HTMLFormReader.followingText(node, &work) }
-                controls.append(HTMLForm.Control(name: name, type: type, value: HTMLFormReader.attribute(node, "value") ?? "",
-                                                 checked: HTMLFormReader.has(node, "checked"), required: required,
-                                                 disabled: disabled, label: label, id: id))
+                var link = label.isEmpty ? "" : enclosingLabelLink(node)
+                if label.isEmpty && (type == "checkbox" || type == "radio") {
+                    label = HTMLFormReader.followingText(node, &work)
+                    link = HTMLFormReader.followingLink(node, &work)
+                }
+                var c = HTMLForm.Control(name: name, type: type, value: HTMLFormReader.attribute(node, "value") ?? "",
+                                         checked: HTMLFormReader.has(node, "checked"), required: required,
+                                         disabled: disabled, label: label, id: id)
+                c.placeholder = HTMLFormReader.attribute(node, "placeholder") ?? ""
+                c.ariaLabel = HTMLFormReader.attribute(node, "aria-label") ?? ""
+                c.link = link
+                if label.isEmpty && c.placeholder.isEmpty && c.ariaLabel.isEmpty && type != "hidden" && type != "submit" {
+                    c.before = HTMLFormReader.precedingText(node, &work)
+                }
+                controls.append(c)
             case "button":
                 let type = (HTMLFormReader.attribute(node, "type") ?? "submit").lowercased()
                 controls.append(HTMLForm.Control(name: name, type: type, value: HTMLFormReader.attribute(node, "value") ?? "",
@@ -180,11 +242,18 @@ public enum HTMLFormReader {
                 var chosen = options.filter { $0.selected && !$0.disabled }
                 if chosen.isEmpty && !multiple, let first = options.first(where: { !$0.disabled }) { chosen = [first] }
                 if !multiple && chosen.count > 1 { chosen = [chosen.last!] }
-                if chosen.isEmpty {
-                    controls.append(HTMLForm.Control(name: name, type: "select", value: "", required: required, disabled: disabled || multiple, id: id))
-                }
+                let choices = options.filter { !$0.disabled }.map { HTMLForm.Control.Choice(value: $0.value, label: $0.label) }
+                var described = HTMLForm.Control(name: name, type: "select", value: "", required: required, disabled: disabled || multiple, id: id)
+                described.label = enclosingLabel(node)
+                described.ariaLabel = HTMLFormReader.attribute(node, "aria-label") ?? ""
+                if described.label.isEmpty && described.ariaLabel.isEmpty { described.before = HTMLFormReader.precedingText(node, &work) }
+                described.choices = choices
+                if chosen.isEmpty { controls.append(described) }
                 for o in chosen {
-                    controls.append(HTMLForm.Control(name: name, type: "select", value: o.value, required: required, disabled: disabled, id: id))
+                    var c = described
+                    c.value = o.value
+                    c.disabled = disabled
+                    controls.append(c)
                 }
             default:
                 return
@@ -200,6 +269,18 @@ public enum HTMLFormReader {
             let text = HTMLFormReader.text(label, &work)
             labelTexts[label] = text
             return text
+        }
+
+        /// The first http(s) link in the `<label>` around `node`.
+        mutating func enclosingLabelLink(_ node: xmlNodePtr) -> String {
+            var p = node.pointee.parent
+            var depth = 0
+            while let parent = p, parent.pointee.type == XML_ELEMENT_NODE, depth < 8, work.spend() {
+                if HTMLFormReader.name(parent) == "label" { return HTMLFormReader.link(in: parent, &work) }
+                p = parent.pointee.parent
+                depth += 1
+            }
+            return ""
         }
 
         /// The text of the `<label>` around `node`.
@@ -308,6 +389,74 @@ public enum HTMLFormReader {
         var value: String
         var selected: Bool
         var disabled: Bool
+        var label = ""
+    }
+
+    /// The text just before a control: the words before it in its parent, else the text of the
+    /// element before it (a table cell, a `<span>`), looking up at most two parents; at most
+    /// `maxTextNodes` nodes.
+    static func precedingText(_ node: xmlNodePtr, _ work: inout Work) -> String {
+        var start: xmlNodePtr? = node
+        var level = 0
+        while let from = start, level < 3 {
+            var n = from.pointee.prev
+            var visited = 0
+            while let s = n, visited < maxTextNodes, work.spend() {
+                visited += 1
+                if s.pointee.type == XML_TEXT_NODE, let content = s.pointee.content {
+                    let t = collapse(String(cString: content))
+                    if !t.isEmpty { return capped(t) }
+                } else if s.pointee.type == XML_ELEMENT_NODE {
+                    let tag = name(s)
+                    if ["input", "select", "textarea", "button", "form", "script", "style"].contains(tag) { return "" }
+                    let t = text(s, &work)
+                    if !t.isEmpty { return t }
+                }
+                n = s.pointee.prev
+            }
+            guard let parent = from.pointee.parent, parent.pointee.type == XML_ELEMENT_NODE,
+                  ["td", "th", "div", "span", "p", "li", "dd", "font", "b", "strong"].contains(name(parent)) else { return "" }
+            start = parent
+            level += 1
+        }
+        return ""
+    }
+
+    /// The first http(s) `<a href>` inside `node`, at most `maxTextNodes` nodes deep into it.
+    static func link(in node: xmlNodePtr, _ work: inout Work) -> String {
+        var next = node.pointee.children
+        var resume: [xmlNodePtr] = []
+        var visited = 0
+        while visited < maxTextNodes {
+            guard let n = next ?? resume.popLast(), work.spend() else { break }
+            visited += 1
+            next = n.pointee.next
+            guard n.pointee.type == XML_ELEMENT_NODE else { continue }
+            if name(n) == "a", let href = attribute(n, "href") { return href }
+            if let child = n.pointee.children {
+                if let after = next { resume.append(after) }
+                next = child
+            }
+        }
+        return ""
+    }
+
+    /// The first link among the siblings after a checkbox, up to the next control.
+    static func followingLink(_ node: xmlNodePtr, _ work: inout Work) -> String {
+        var n = node.pointee.next
+        var visited = 0
+        while let s = n, visited < maxTextNodes, work.spend() {
+            visited += 1
+            if s.pointee.type == XML_ELEMENT_NODE {
+                let tag = name(s)
+                if ["input", "select", "textarea", "button", "br", "p", "div", "form"].contains(tag) { break }
+                if tag == "a", let href = attribute(s, "href") { return href }
+                let inner = link(in: s, &work)
+                if !inner.isEmpty { return inner }
+            }
+            n = s.pointee.next
+        }
+        return ""
     }
 
     /// A select's options (also those inside optgroups), in order.
@@ -319,8 +468,9 @@ public enum HTMLFormReader {
                 if c.pointee.type == XML_ELEMENT_NODE {
                     switch name(c) {
                     case "option":
-                        out.append(Option(value: attribute(c, "value") ?? text(c, &work), selected: has(c, "selected"),
-                                          disabled: disabledGroup || has(c, "disabled")))
+                        let label = text(c, &work)
+                        out.append(Option(value: attribute(c, "value") ?? label, selected: has(c, "selected"),
+                                          disabled: disabledGroup || has(c, "disabled"), label: label))
                     case "optgroup":
                         visit(c, disabledGroup: disabledGroup || has(c, "disabled"))
                     default:

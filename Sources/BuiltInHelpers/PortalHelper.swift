@@ -16,10 +16,17 @@ public final class PortalHelper: Sendable {
 
     let signIn: PortalSignIn
     let log: @Sendable (String) -> Void
+    /// Where a form for the user goes when it answers ui-required (the daemon publishes it).
+    let forms: SignInForms?
+    /// The sign-ins users asked to remember, used before asking again.
+    let remembered: RememberedSignIns?
 
     /// A helper; `log` receives one line per decision.
-    public init(environment: any PortalEnvironment, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(environment: any PortalEnvironment, forms: SignInForms? = nil, remembered: RememberedSignIns? = nil,
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.signIn = PortalSignIn(environment: environment)
+        self.forms = forms
+        self.remembered = remembered
         self.log = log
     }
 
@@ -70,16 +77,86 @@ public final class PortalHelper: Sendable {
         case .none, .partial: return (.temporaryFailure, "no portal reachable (\(verdict.state.rawValue)); trying again later")
         case .portal: break
         }
+        let ssid = command.network.map { SSID(bytes: $0.ssidBytes) }
         guard verdict.wispr == nil, let url = verdict.signInURL else {
             let what = verdict.wispr != nil ? "a WISPr gateway needs credentials" : "the portal gave no sign-in page"
             log("\(command.interface): \(what); asking the user")
+            if let ssid {
+                forms?.set(PendingSignIn(ssid: ssid, description: .browser("\(what); sign in with a browser", portalURL: ""), pageURL: ""),
+                           on: command.interface)
+            }
             return (.uiRequired, "\(what); a person has to sign in")
+        }
+        if let ssid, let saved = remembered?.load(ssid, problem: { [log] in log("\(command.interface): \($0)") }) {
+            return await signInRemembered(saved, url: url, ssid: ssid, interface: command.interface)
         }
         let outcome = await signIn.acceptTerms(at: url, interface: command.interface, requireClickThrough: true)
         log("\(command.interface): portal at \(url): \(outcome)")
-        guard case .signedIn = outcome else { return (.uiRequired, outcome.reason) }
+        guard case .signedIn = outcome else {
+            if let ssid, let forms {
+                await describeForTheUser(url: url, ssid: ssid, interface: command.interface, into: forms)
+            }
+            return (.uiRequired, outcome.reason)
+        }
         let after = await signIn.environment.verdict(for: command.interface, fresh: true)
         return after.state == .online ? (.success, nil) : (.uiRequired, "the terms were accepted but the portal still intercepts")
+    }
+
+    /// Reads the sign-in page and leaves its form (or why a browser is needed) for the daemon to
+    /// publish as `SignInForm`.
+    func describeForTheUser(url: String, ssid: SSID, interface: String, into forms: SignInForms, message: String = "",
+                            remembered: Bool = false) async {
+        var pending: PendingSignIn
+        switch await signIn.describe(pageAt: url, interface: interface, ssid: ssid) {
+        case .success(let p): pending = p
+        case .failure(let outcome):
+            pending = PendingSignIn(ssid: ssid, description: .browser(outcome.reason ?? "the sign-in page could not be read",
+                                                                       portalURL: SignInFormReader.safeURL(url)), pageURL: url)
+        }
+        pending.description.message = message
+        pending.description.remembered = remembered
+        log("\(interface): the sign-in page asks the user: \(pending.description.kind.rawValue)\(pending.description.kind == .browser ? " (\(pending.description.reason))" : " with fields \(PortalSignIn.names(pending.fieldNames)) posting to \(pending.description.actionScheme)://\(pending.description.actionHost)")")
+        forms.set(pending, on: interface)
+    }
+
+    /// Signs in with what the user asked to remember for this network, when the page still has
+    /// the same form posting to the same host; otherwise, or when the portal refuses it, asks the
+    /// user again (once per join: ui-required), with the portal's message.
+    func signInRemembered(_ saved: RememberedSignIn, url: String, ssid: SSID, interface: String) async -> (CommandResult, String?) {
+        let expected: PendingSignIn
+        switch await signIn.describe(pageAt: url, interface: interface, ssid: ssid) {
+        case .success(let p): expected = p
+        case .failure(let outcome): return (.temporaryFailure, outcome.reason)
+        }
+        func askAgain(_ message: String) -> (CommandResult, String?) {
+            var p = expected
+            p.description.message = SignInFormReader.bounded(message, SignInFormReader.messageLimit)
+            p.description.remembered = true
+            forms?.set(p, on: interface)
+            return (.uiRequired, "the sign-in remembered for this network was not used: \(message)")
+        }
+        guard expected.description.kind == .form, expected.fieldNames == saved.fields, expected.actionHost == saved.host,
+              expected.description.actionScheme == saved.scheme || expected.description.actionScheme == "https" else {
+            log("\(interface): \(saved): the sign-in page changed (\(expected.description.kind == .form ? "fields \(PortalSignIn.names(expected.fieldNames)) posting to \(UntrustedText.forLog(expected.actionHost))" : expected.description.reason)); nothing was sent, asking the user")
+            return askAgain("The sign-in page has changed since it was remembered; please sign in again.")
+        }
+        let result = await signIn.userSignIn(expected: expected, pageURL: url, values: saved.values, allowPlainHTTP: saved.allowPlainHTTP,
+                                             interface: interface)
+        switch result {
+        case .signedIn:
+            log("\(interface): signed in with the \(saved)")
+            return (.success, nil)
+        case .rejected(let message):
+            log("\(interface): the portal refused the \(saved): \(message)")
+            return askAgain(message)
+        case .formChanged:
+            return askAgain("The sign-in page has changed since it was remembered; please sign in again.")
+        case .needsBrowser(let why):
+            forms?.set(PendingSignIn(ssid: ssid, description: .browser(why, portalURL: SignInFormReader.safeURL(url)), pageURL: url), on: interface)
+            return (.uiRequired, why)
+        case .unavailable(let why):
+            return (.temporaryFailure, why)
+        }
     }
 
     /// present-ui: the user is signing in with a browser; answer success once the link is online,

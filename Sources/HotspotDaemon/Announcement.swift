@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import BuiltInHelpers
 import Connectivity
 import HotspotCore
 import HotspotProtocol
@@ -57,6 +58,8 @@ struct InterfaceRecord: Sendable {
     /// Why the joined network is as it is: the chosen helper's reason for its last answer, or the
     /// core's explanation.
     var reason = InterfaceReason.none
+    /// The sign-in form waiting for the user (`SignInForm`), nil when none.
+    var signInForm: SignInFormDescription?
 }
 
 /// CheckConnectivity's answer: the published values after a fresh check, and the check's reason.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import BuiltInHelpers
 import DBus
 import HotspotCore
 import HotspotProtocol
@@ -132,6 +133,13 @@ final class BusPublisher: Service {
                     let name = call.body[0].string ?? ""
                     return [.string(await engine.settleJoin(InterfaceID(name)).rawValue)]
                 },
+                M.listRememberedSignIns: { [self] call in
+                    try await authorizer.require(.readScanList, for: call)
+                    return [.varDicts(await engine.rememberedSignIns().map { r in
+                        ["ssid": .bytes(r.ssid.bytes), "host": .string(UntrustedText.forLog(r.host)),
+                         "fields": .strings(r.fields.map { UntrustedText.forLog($0) }), "saved": .uint64(r.saved)]
+                    })]
+                },
                 M.checkPermission: { [self] call in
                     let name = call.body[0].string ?? ""
                     guard let action = HotspotContract.Action(named: name) else {
@@ -201,6 +209,14 @@ final class BusPublisher: Service {
                     }
                     return []
                 },
+                I.signIn: { [self] call in
+                    // polkit first; then the values are checked and the form sent by the engine,
+                    // off the bus thread (a task of the pool, the engine free meanwhile).
+                    try await authorizer.require(.signIn, for: call)
+                    let request = try Self.decodeSignIn(values: call.body[0].varDict, options: call.body[1].varDict)
+                    let (result, message) = try await engine.signIn(try await record().name, request)
+                    return [.string(result), .string(message)]
+                },
                 I.checkConnectivity: { [self] call in
                     // Each round goes out on the Wi-Fi link: authorized as NetworkManager's own
                     // CheckConnectivity is (network-control), and coalesced.
@@ -227,6 +243,56 @@ final class BusPublisher: Service {
             getters: Dictionary(uniqueKeysWithValues: HotspotContract.interface.properties.map { spec in
                 (spec, { [self] in await value(spec, of: try await record()) } as DBusProperty.Getter)
             }))
+    }
+
+    /// `SignIn`'s arguments: strings for text-like fields and selects, booleans for checkboxes
+    /// (an unticked one is left out); `remember` (default true) and `allow-plain-http` (default
+    /// false). A value never appears in an error.
+    static func decodeSignIn(values: [String: DBusValue]?, options: [String: DBusValue]?) throws -> SignInRequest {
+        guard let values, let options else { throw HotspotError(.invalidArgs, "SignIn takes two dictionaries (a{sv}): values and options") }
+        var out: [String: String] = [:]
+        for (name, value) in values {
+            switch value.unwrapped {
+            case .string(let s):
+                guard s.utf8.count <= 4096 else { throw HotspotError(.invalidArgs, "the value for '\(UntrustedText.forLog(name, limit: 64))' is longer than 4096 bytes") }
+                out[name] = s
+            case .bool(let ticked):
+                if ticked { out[name] = "on" }
+            default:
+                throw HotspotError(.invalidArgs, "the value for '\(UntrustedText.forLog(name, limit: 64))' must be a string (s), or a boolean (b) for a checkbox")
+            }
+        }
+        var request = SignInRequest(values: out, remember: true, allowPlainHTTP: false)
+        for (key, value) in options {
+            guard let b = value.unwrapped.bool else { throw HotspotError(.invalidArgs, "the option '\(UntrustedText.forLog(key, limit: 64))' must be a boolean (b)") }
+            switch key {
+            case "remember": request.remember = b
+            case "allow-plain-http": request.allowPlainHTTP = b
+            default: throw HotspotError(.invalidArgs, "unknown option '\(UntrustedText.forLog(key, limit: 64))' (expected remember, allow-plain-http)")
+            }
+        }
+        return request
+    }
+
+    /// `SignInForm`'s dictionary (empty when no form waits).
+    static func encode(_ form: SignInFormDescription?) -> DBusValue {
+        guard let form else { return .varDict([:]) }
+        let fields: [[String: DBusValue]] = form.fields.map { f in
+            var d: [String: DBusValue] = ["name": .string(f.name), "kind": .string(f.kind), "label": .string(f.label),
+                                          "required": .bool(f.required), "value": .string(f.kind == "password" ? "" : f.value)]
+            if f.kind == "select" {
+                d["options"] = .array(element: .structure([.string, .string]), f.options.map { .structure([.string($0.value), .string($0.label)]) })
+            }
+            if f.kind == "checkbox" {
+                d["terms"] = .string(f.terms)
+                d["terms-url"] = .string(f.termsURL)
+            }
+            return d
+        }
+        return .varDict(["kind": .string(form.kind.rawValue), "reason": .string(form.reason), "portal-url": .string(form.portalURL),
+                         "action-host": .string(form.actionHost), "action-scheme": .string(form.actionScheme),
+                         "plain-http": .bool(form.plainHTTP), "fields": .varDicts(fields), "message": .string(form.message),
+                         "remembered": .bool(form.remembered)])
     }
 
     static func encode(_ answer: ConnectivityAnswer) -> DBusValue {
@@ -271,6 +337,7 @@ final class BusPublisher: Service {
         case I.venueInfoUrl: return .string(r.venueInfoURL)
         case I.sessionExpires: return .uint64(r.sessionExpires)
         case I.reason: return .string(r.reason.text)
+        case I.signInForm: return Self.encode(r.signInForm)
         default: preconditionFailure("the Interface declaration has a property \(property.key) that BusPublisher does not encode")
         }
     }

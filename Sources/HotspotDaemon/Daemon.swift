@@ -48,8 +48,17 @@ public enum Daemon {
         let (reports, reporter) = AsyncStream.makeStream(of: ConnectivityReport.self)
         let monitor = await makeMonitor(configuration, profiles: profiles, client: client, actions: actions, reports: reporter, log: log)
         let announcements = AsyncQueue<Announcement>()
+        // The forms the built-in helpers leave for the user reach the engine through a stream, as
+        // the monitor's reports do: nothing holds the engine but what it was given.
+        let (formChanges, formChanged) = AsyncStream.makeStream(of: String.self)
+        let signIns = monitor.map { monitor in
+            SignInDesk(forms: SignInForms(changed: { formChanged.yield($0) }),
+                       remembered: RememberedSignIns(stateDirectory: configuration.stateDirectory),
+                       signIn: PortalSignIn(environment: DaemonPortalEnvironment(monitor: monitor, settings: configuration.connectivity)))
+        }
         let engine = Engine(configuration: configuration, log: log, network: actions, monitor: monitor,
-                            provisioner: configuration.provisionProfiles ? provisioner : nil, announcements: { announcements.yield($0) })
+                            provisioner: configuration.provisionProfiles ? provisioner : nil, signIns: signIns,
+                            announcements: { announcements.yield($0) })
         let publisher = BusPublisher(bus: bus, engine: engine, announcements: announcements, connector: HelperConnector(bus: bus),
                                      devicePath: { await client.devicePath(interface: $0.rawValue) })
 
@@ -62,9 +71,11 @@ public enum Daemon {
         var services: [any Service] = [publisher, NetworkManagerWatcher(bus: bus, client: client, engine: engine, provisioner: provisioner, log: log)]
         if let monitor {
             services.append(ConnectivityService(reports: reports, engine: engine))
-            await registerBuiltIns(configuration, profiles: profiles, monitor: monitor, engine: engine, log: log)
+            services.append(SignInFormService(changes: formChanges, engine: engine))
+            await registerBuiltIns(configuration, profiles: profiles, monitor: monitor, signIns: signIns, engine: engine, log: log)
         } else {
             reporter.finish()
+            formChanged.finish()
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup) },
@@ -138,7 +149,7 @@ public enum Daemon {
     /// Registers the built-in helpers in the daemon: the same helper protocol as helpers on the
     /// bus, without the bus. Problems are logged; the daemon runs on.
     static func registerBuiltIns(_ configuration: DaemonConfiguration, profiles: ProfileSet, monitor: ConnectivityMonitor,
-                                 engine: Engine, log: Logger) async {
+                                 signIns: SignInDesk?, engine: Engine, log: Logger) async {
         let environment = DaemonPortalEnvironment(monitor: monitor, settings: configuration.connectivity)
         let helperLog: @Sendable (String) -> Void = { log.info("\(UntrustedText.forLog($0, limit: 400))") }
         for name in configuration.builtinHelpers {
@@ -148,7 +159,7 @@ public enum Daemon {
                 let profileHelper = ProfileHelper(profiles: profiles, environment: environment, log: helperLog)
                 helper = InProcessHelper(options: ProfileHelper.options) { profileHelper.handle($0) }
             default:
-                let portalHelper = PortalHelper(environment: environment, log: helperLog)
+                let portalHelper = PortalHelper(environment: environment, forms: signIns?.forms, remembered: signIns?.remembered, log: helperLog)
                 helper = InProcessHelper(options: PortalHelper.options, highestConfidence: PortalHelper.highestConfidence) { portalHelper.handle($0) }
             }
             do { try await engine.register(inProcess: helper) } catch {
@@ -188,6 +199,25 @@ final class ConnectivityService: Service {
             for await report in reports {
                 await engine.connectivityChecked(report.interface, link: report.link, verdict: report.verdict, published: report.published)
             }
+        }
+    }
+}
+
+/// The sign-in forms the built-in helpers leave for the user, as a service: each change reaches
+/// the engine, which publishes `SignInForm`.
+final class SignInFormService: Service {
+    let changes: AsyncStream<String>
+    let engine: Engine
+
+    init(changes: AsyncStream<String>, engine: Engine) {
+        self.changes = changes
+        self.engine = engine
+    }
+
+    func run() async throws {
+        let (changes, engine) = (self.changes, self.engine)
+        await cancelWhenGracefulShutdown {
+            for await name in changes { await engine.refreshSignInForm(InterfaceID(name)) }
         }
     }
 }

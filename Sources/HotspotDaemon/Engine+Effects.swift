@@ -70,6 +70,7 @@ extension Engine {
             if old?.network != s.network { changed.append(InterfaceProperty.network) }
             if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(InterfaceProperty.helper) }
             if !changed.isEmpty { announce(.interface(r, changed)) }
+            if old?.state != s.state || old?.network != s.network { signInStateChanged(s.interface, to: s.state) }
             // Signed in, or signed in again: NetworkManager checks again now. A maintain that
             // found the session alive needs no new check, unless a held join waits for one
             // (checkHolds asks for it).

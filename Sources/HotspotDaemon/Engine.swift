@@ -45,6 +45,10 @@ public actor Engine {
     let provisioner: ProfileProvisioner?
     /// Hands what the engine asks the bus server to announce to it, in order, without waiting.
     let announcements: @Sendable (Announcement) -> Void
+    /// The user's sign-ins (the forms waiting, the remembered ones); nil without built-in helpers.
+    let signIns: SignInDesk?
+    /// The interfaces on which a `SignIn` is being sent.
+    var signInsUnderWay: Set<InterfaceID> = []
     /// NetworkManager's primary connection (nil while NetworkManager is away); ManagerStatus
     /// turns it and the Wi-Fi verdicts into `Status`.
     var primary: ManagerStatus.Primary?
@@ -87,8 +91,10 @@ public actor Engine {
 
     /// Dependencies come in here, once: nothing is attached later and nothing points back.
     init(configuration: DaemonConfiguration, log: Logger, network: (any NetworkControl)?,
-         monitor: ConnectivityMonitor?, provisioner: ProfileProvisioner?, announcements: @escaping @Sendable (Announcement) -> Void) {
+         monitor: ConnectivityMonitor?, provisioner: ProfileProvisioner?, signIns: SignInDesk? = nil,
+         announcements: @escaping @Sendable (Announcement) -> Void) {
         self.log = log
+        self.signIns = signIns
         self.network = network
         self.monitor = monitor
         self.provisioner = provisioner
@@ -193,7 +199,9 @@ public actor Engine {
         releaseHolds(name, .left)
         await monitor?.left(name.rawValue)
         await setConnectivity(name, connectivity: .unknown, portalURL: "", venueInfoURL: "", sessionExpires: 0)
+        signIns?.forms.clear(name.rawValue)
         await handle(.connectivityLost(name))
+        refreshSignInForm(name)
     }
 
     /// The monitor checked a link: publish `Connectivity` (the hysteresis-smoothed state),
@@ -310,6 +318,7 @@ public actor Engine {
         log.info("forgetting network \(ssid.displayForm)")
         await handle(.forgetNetwork(ssid))
         await provisioner?.forgot(ssid)
+        if signIns?.remembered.forget(ssid) == true { log.info("forgot the sign-in remembered for \(ssid.displayForm)") }
     }
 
     func password(for ssid: SSID) -> Password? {

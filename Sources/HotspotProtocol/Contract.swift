@@ -24,6 +24,7 @@ public enum HotspotContract {
         case registerHelper = "register-helper"
         case readScanList = "read-scan-list"
         case control = "control"
+        case signIn = "sign-in"
 
         /// The full polkit action id.
         public var id: String { "org.freedesktop.NetworkManager.HotspotHelper.\(rawValue)" }
@@ -34,6 +35,7 @@ public enum HotspotContract {
             case .registerHelper: return "register a hotspot helper"
             case .readScanList: return "read the Wi-Fi scan list (network names and access point addresses)"
             case .control: return "log off, present a sign-in page, check connectivity, or forget a network"
+            case .signIn: return "sign in to a Wi-Fi hotspot's portal with what you typed"
             }
         }
 

@@ -9,15 +9,16 @@ extension HotspotContract {
     /// org.freedesktop.NetworkManager.HotspotHelper, at `managerPath`.
     public static let manager = InterfaceSpec(managerInterface,
         methods: [Manager.registerHelper, Manager.unregisterHelper, Manager.forgetNetwork, Manager.checkPermission,
-                  Manager.settleJoin],
+                  Manager.settleJoin, Manager.listRememberedSignIns],
         properties: [Manager.interfaces, Manager.helpers, Manager.version, Manager.status, Manager.probePolicy],
         signals: [Manager.uiRequired, Manager.commandCompleted])
 
     /// org.freedesktop.NetworkManager.HotspotHelper.Interface, at `interfacePath(n)`.
     public static let interface = InterfaceSpec(interfaceInterface,
-        methods: [Interface.getScanList, Interface.presentUI, Interface.logoff, Interface.checkConnectivity, Interface.getNetwork],
+        methods: [Interface.getScanList, Interface.presentUI, Interface.logoff, Interface.checkConnectivity, Interface.getNetwork,
+                  Interface.signIn],
         properties: [Interface.name, Interface.device, Interface.state, Interface.network, Interface.helper, Interface.connectivity,
-                     Interface.portalUrl, Interface.venueInfoUrl, Interface.sessionExpires, Interface.reason],
+                     Interface.portalUrl, Interface.venueInfoUrl, Interface.sessionExpires, Interface.reason, Interface.signInForm],
         signals: [Interface.scanListChanged])
 
     /// org.freedesktop.NetworkManager.HotspotHelper.Handler, exported by each helper.
@@ -36,6 +37,9 @@ extension HotspotContract {
         /// For NetworkManager's pre-up dispatcher script (root only): the join on `interface` is
         /// settled before NetworkManager announces it; answers a ``JoinHoldOutcome``.
         public static let settleJoin = MethodSpec("SettleJoin", inputs: [DBusArgument("interface", "s")], outputs: [DBusArgument("outcome", "s")])
+        /// The networks whose sign-in the daemon remembers (`ssid` ay, `host` s, `fields` as, `saved` t;
+        /// never a value). Location data: read-scan-list.
+        public static let listRememberedSignIns = MethodSpec("ListRememberedSignIns", outputs: [DBusArgument("networks", "aa{sv}")])
 
         public static let interfaces = PropertySpec("Interfaces", "ao")
         public static let helpers = PropertySpec("Helpers", "aa{sv}")
@@ -59,6 +63,9 @@ extension HotspotContract {
         /// The network the interface is on with its SSID and BSSID (location data: read-scan-list);
         /// the `Network` property and UIRequired carry it without them.
         public static let getNetwork = MethodSpec("GetNetwork", outputs: [DBusArgument("network", "a{sv}")])
+        /// Submits the waiting sign-in form (`SignInForm`) with the user's values; polkit's sign-in.
+        public static let signIn = MethodSpec("SignIn", inputs: [DBusArgument("values", "a{sv}"), DBusArgument("options", "a{sv}")],
+                                              outputs: [DBusArgument("result", "s"), DBusArgument("message", "s")])
 
         /// The kernel's interface name: an object's name never changes (a renamed device is a new object).
         public static let name = PropertySpec("Name", "s", emitsChanged: .const)
@@ -72,6 +79,8 @@ extension HotspotContract {
         public static let sessionExpires = PropertySpec("SessionExpires", "t")
         /// Why the chosen helper answered its last command as it did (its `reason`, escaped); "" when none.
         public static let reason = PropertySpec("Reason", "s")
+        /// The portal's sign-in form waiting for the user (kind, fields, labels…), empty when none.
+        public static let signInForm = PropertySpec("SignInForm", "a{sv}")
 
         /// The annotated scan list (`GetScanList`'s answer) changed; it carries nothing, so the
         /// list stays behind read-scan-list.

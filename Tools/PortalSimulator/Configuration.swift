@@ -27,6 +27,9 @@ public enum PortalMode: String, Sendable, Hashable, CaseIterable, Codable {
     /// with another GET form, whose submission signs in and redirects to a meta refresh. With
     /// `detailsForm`, the second page asks for a name and an e-mail address (POST) instead.
     case getForms = "get-forms"
+    /// A venue's sign-in form a person fills in (hotel, voucher, café, conference…), chosen by
+    /// `venue` (Venues.swift).
+    case venue
 }
 
 /// What a hostile portal does.
@@ -93,6 +96,10 @@ public struct PortalSimulatorConfiguration: Sendable, Hashable {
     public var splashPort: UInt16?
     /// get-forms: the second page asks for a name and an e-mail address.
     public var detailsForm = false
+    /// venue: which venue's form.
+    public var venue = VenueForm.hotel
+    /// venue: flipped by a test, the form changes (field names, host).
+    public var venueSwitch = VenueSwitch()
 
     /// A configuration; every mode works with the defaults.
     public init(mode: PortalMode = .clickThrough, wisprVersion: Int = 1, username: String = "user", password: String = "secret",

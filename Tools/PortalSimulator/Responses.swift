@@ -48,6 +48,8 @@ extension PortalSimulator {
             return hostile(r)
         case .getForms:
             return getForms(r)
+        case .venue:
+            return venue(r)
         }
     }
 
