@@ -49,7 +49,6 @@ export class SignInDialog {
         this._wrap(this._message);
         this._remember = new CheckBox.CheckBox('Remember for this network');
         this._remember.checked = true;
-        this._remember.style_class += ' hotspot-helper-remember';
         this._dialog.contentLayout.add_child(this._message);
         this._dialog.contentLayout.add_child(this._remember);
 
@@ -101,8 +100,11 @@ export class SignInDialog {
             this._content.add_child(actor);
             this._fieldActors.push(actor);
             if (!focused && field.kind !== 'checkbox' && field.kind !== 'select') {
+                // The first entry takes the keyboard: when the dialog opens, or now for a page
+                // that changed while it is open.
                 this._dialog.setInitialKeyFocus(actor.get_last_child());
-                actor.get_last_child().grab_key_focus();
+                if (this._dialog.visible)
+                    actor.get_last_child().grab_key_focus();
                 focused = true;
             }
         }
