@@ -165,6 +165,77 @@ extension DesktopTests {
             #expect(ours.isEmpty, "Shell logged the extension's files:\n\(ours.joined(separator: "\n"))")
             print("GnomeShellRootTests \(release) (Shell \(major)): root and packages ready in \(installed), all in \(ContinuousClock.now - started)")
         }
+
+        /// The portal's form in the extension's dialog on Shell 48 and 50: the page's labels and
+        /// no sign-in notification while it is up; a wrong room number shows the portal's
+        /// message; signed in, the header says so without naming the daemon's helper; the next
+        /// join is silent; Cancel brings Shell's notification and Open in browser what clicking
+        /// it does (Shell launches its portal helper for the connection).
+        @Test(arguments: [("trixie", 48), ("forky", 50)])
+        func aPortalsFormIsAskedInTheExtensionsDialog(release: String, major: Int) async throws {
+            let root = try await ShellRoot.prepare(release)
+            let portal = try await SimulatedPortal.start(mode: "venue")
+            defer { portal.stop() }
+            let s = try await ShellScene(root: root, portal: portal)
+            let shell = try await s.startRootShell(root)
+            #expect(shell.major == major, "\(shell.log)")
+
+            let outcome = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            #expect(outcome.contains("needs-user"), "\(outcome)\n\(s.diagnostics)")
+            let dialog = try await s.waitForSignInDialog(shell, "the sign-in dialog shows the hotel's form, titled with the network") {
+                $0.entries.count == 2 && $0.texts.first == "CityFree"
+            }
+            #expect(dialog.entries.map(\.hint) == ["Room number", "Surname"], "\(dialog)")
+            #expect(dialog.buttons == ["Open in browser", "Cancel", "Sign in"], "\(dialog)")
+            #expect(dialog.checks.map(\.text) == ["Remember for this network"] && dialog.checks.allSatisfy(\.checked), "\(dialog)")
+            #expect(!dialog.markup)
+            let quiet = try await s.holdsThroughout(.seconds(8)) { try await shell.portalNotificationsSeen().isEmpty }
+            #expect(quiet, "Shell posted its sign-in notification under the extension's dialog\n\(shell.log)")
+            try await shell.screenshot(to: GnomeShellTests.screenshots.appendingPathComponent("gnome\(major)-sign-in-dialog.png"))
+
+            try await s.fillSignIn(shell, ["Room number": "999", "Surname": "Martin"], press: "Sign in")
+            try await s.waitForSignInDialog(shell, "the dialog shows the portal's message") { $0.all.contains("Room number and surname do not match a guest.") }
+            try await s.fillSignIn(shell, ["Room number": "412", "Surname": "Martin"], press: "Sign in")
+            try await s.waitUntil("the dialog closes once signed in") { try await s.signInDialog(shell) == nil }
+            try await s.waitFor("authenticated")
+            try await s.setConnectivity(ShellScene.full)
+            try await s.waitUntil("the header says the network signed in, not the daemon's helper") { try await s.subtitle(shell) == "Signed in automatically" }
+            #expect(try await shell.portalNotificationsSeen().isEmpty)
+
+            // The next join signs in with what was remembered: no dialog, no notification.
+            try await s.replayLeave()
+            try await s.waitFor("inactive")
+            let held = Task { try await s.replayHeldJoin("CityFree", accessPoint: "ap1") }
+            let silent = try await s.holdsThroughout(.seconds(8)) {
+                try await s.signInDialog(shell) == nil && (try await shell.portalNotificationsSeen()).isEmpty
+            }
+            let again = try await held.value
+            #expect(again.contains("signed-in"), "\(again)\n\(s.diagnostics)")
+            #expect(silent, "a dialog or a notification came for a remembered network\n\(shell.log)")
+
+            // Forgotten, the form is asked again: Cancel brings Shell's own notification.
+            try await s.replayLeave()
+            try await s.waitFor("inactive")
+            _ = try await s.client.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                                        member: "ForgetNetwork", body: [.bytes(Array("CityFree".utf8))])
+            #expect(try await s.replayHeldJoin("CityFree", accessPoint: "ap1").contains("needs-user"))
+            try await s.waitForSignInDialog(shell, "the sign-in dialog is up again") { $0.entries.count == 2 }
+            try await s.fillSignIn(shell, [:], press: "Cancel")
+            try await s.waitUntil("Cancel brings Shell's sign-in notification") { try await shell.portalNotificationsSeen().count == 1 }
+            #expect(try await s.signInDialog(shell) == nil)
+
+            // At the next join, Open in browser does what clicking Shell's notification does.
+            try await s.replayLeave()
+            try await s.waitFor("inactive")
+            #expect(try await s.replayHeldJoin("CityFree", accessPoint: "ap1").contains("needs-user"))
+            try await s.waitForSignInDialog(shell, "the sign-in dialog is up at the next join") { $0.entries.count == 2 }
+            try await s.fillSignIn(shell, [:], press: "Open in browser")
+            try await s.waitUntil("Shell launches its portal helper for the connection") {
+                try await shell.eval("\(shell.main).panel.statusArea.quickSettings._network._portalHandler._connectivityQueue.size", as: Int.self) == 1
+            }
+            let ours = shell.process.output.split(separator: "\n").filter { $0.contains(Self.uuid) || $0.contains(ShellExtensionTrees.uuid43) }
+            #expect(ours.isEmpty, "Shell logged the extension's files:\n\(ours.joined(separator: "\n"))")
+        }
     }
 }
 
