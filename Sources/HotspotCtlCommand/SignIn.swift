@@ -159,7 +159,7 @@ struct Terminal {
             }
         }
         print(prompt, terminator: "")
-        fflush(stdout)
+        fflush(nil)
         let answer = readLine(strippingNewline: true)
         if Task.isCancelled { throw CancellationError() }
         guard let answer else {

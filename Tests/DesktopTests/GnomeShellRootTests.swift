@@ -207,7 +207,8 @@ extension DesktopTests {
             try await s.waitFor("inactive")
             let held = Task { try await s.replayHeldJoin("CityFree", accessPoint: "ap1") }
             let silent = try await s.holdsThroughout(.seconds(8)) {
-                try await s.signInDialog(shell) == nil && (try await shell.portalNotificationsSeen()).isEmpty
+                guard try await s.signInDialog(shell) == nil else { return false }
+                return try await shell.portalNotificationsSeen().isEmpty
             }
             let again = try await held.value
             #expect(again.contains("signed-in"), "\(again)\n\(s.diagnostics)")
