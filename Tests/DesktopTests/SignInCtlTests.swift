@@ -44,6 +44,7 @@ extension DesktopTests {
                                                               ("Send it anyway? [y/N] ", "y"),
                                                               ("username", "user"),
                                                               ("password", "secret")])
+            print("hotspotctl sign-in on a pseudo-terminal:\n\(run.transcript)")
             #expect(run.status == 0, "\(run.transcript)\n\(s.diagnostics)")
             #expect(run.transcript.contains("Signed in on wlan0."), "\(run.transcript)")
             // What is typed at an ordinary prompt is echoed; a password is not: the terminal had
