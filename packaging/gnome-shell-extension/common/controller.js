@@ -69,8 +69,9 @@ export class HotspotHelperController {
     }
 
     stop() {
+        // Turned off with a dialog up: Shell's own prompt is back at once.
         for (const path of [...(this._signIns?.keys() ?? [])])
-            this._endSignIn(path);
+            this._endSignIn(path, true);
         this._prompts?.releaseAll();
         this._prompts = null;
         this._stopWaiting?.();
@@ -174,7 +175,7 @@ export class HotspotHelperController {
     _syncSignIns(interfaces) {
         for (const path of [...this._signIns.keys()]) {
             if (!interfaces.some(i => i.path === path))
-                this._endSignIn(path);
+                this._endSignIn(path, true);
         }
         for (const iface of interfaces) {
             const form = formFrom(iface.signInForm);
@@ -190,9 +191,12 @@ export class HotspotHelperController {
                 // (NetworkManager's check may say PORTAL a little longer); a page that needs a
                 // browser, or a network left, gives it back.
                 const inUse = ['evaluating', 'authenticating', 'authenticated', 'maintaining'].includes(iface.status.State);
-                if (s.signing || (s.signedIn && inUse && iface.signInForm?.kind !== 'browser'))
+                const browser = iface.signInForm?.kind === 'browser';
+                if (s.signing || (s.signedIn && inUse && !browser))
                     continue;
-                this._endSignIn(iface.path);
+                // A page that needs a browser: Shell's prompt now. A network left (or signed in
+                // and then left): Shell's own look at the connection going decides.
+                this._endSignIn(iface.path, browser);
                 continue;
             }
             if (!s) {
@@ -247,7 +251,8 @@ export class HotspotHelperController {
         this._prompts.release(s.device, openBrowser);
     }
 
-    _endSignIn(path) {
+    /** Ends the sign-in on `path`: its dialog closes; `resync` asks Shell to prompt now. */
+    _endSignIn(path, resync) {
         const s = this._signIns.get(path);
         if (!s)
             return;
@@ -255,7 +260,7 @@ export class HotspotHelperController {
         const dialog = s.dialog;
         s.dialog = null;
         dialog?.close();
-        this._prompts?.release(s.device);
+        this._prompts?.release(s.device, false, resync);
     }
 
     async _signIn(path, s, values, remember) {

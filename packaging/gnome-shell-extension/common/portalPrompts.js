@@ -77,17 +77,22 @@ export class PortalPrompts {
      * (43-46: its window; 47+: its notification). With `open`, the prompt is acted on as its
      * notification's click does (47+: the portal window); 43-46 open the window anyway.
      *
+     * Without `resync`, Shell is not asked to look again: for a network being left, Shell's
+     * own next look (the connection going) decides, and a look now could still see the old
+     * connection ACTIVATED and prompt for a network no longer there.
+     *
      * @param {string} devicePath - NetworkManager's D-Bus path of the device
      * @param {boolean} open - open Shell's sign-in window, not only its notification
+     * @param {boolean} resync - ask Shell to look again now
      */
-    release(devicePath, open = false) {
+    release(devicePath, open = false, resync = true) {
         if (!this._held.delete(devicePath))
             return;
         const patched = this._patched;
         if (this._held.size === 0)
             this._unpatch();
         const indicator = patched?.indicator;
-        if (!indicator)
+        if (!indicator || !resync)
             return;
         indicator._syncConnectivity();
         const path = indicator._mainConnection?.get_path();
