@@ -179,6 +179,7 @@ extension DesktopTests {
             let s = try await ShellScene(root: root, portal: portal)
             let shell = try await s.startRootShell(root)
             #expect(shell.major == major, "\(shell.log)")
+            try await s.clearScreen(shell)
 
             let outcome = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
             #expect(outcome.contains("needs-user"), "\(outcome)\n\(s.diagnostics)")

@@ -210,6 +210,7 @@ extension DesktopTests {
             let s = try await ShellScene(portal: portal)
             let shell = try await s.startShell()
             func hotspotLoginsSeen() async throws -> Int { try await shell.windowsSeen().filter(\.isHotspotLogin).count }
+            try await s.clearScreen(shell)
 
             let outcome = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
             #expect(outcome.contains("needs-user"), "\(outcome)\n\(s.diagnostics)")
@@ -539,6 +540,11 @@ struct ShellScene: DaemonScenarioParts {
         }
         guard let last else { throw TestKitError.timeout(what) }
         return last
+    }
+
+    /// Out of the overview and without notifications, for a screenshot of a dialog.
+    func clearScreen(_ shell: some ShellSession) async throws {
+        _ = try await shell.eval("(() => { const M = \(shell.main); M.overview.hide(); M.messageTray.getSources().forEach(s => s.destroy()); return true; })()")
     }
 
     /// Types `values` into the dialog's entries (by their hint: the portal's labels), then

@@ -42,6 +42,9 @@ export class SignInDialog {
         const {ModalDialog, Dialog, CheckBox} = this._ui;
         this._dialog = new ModalDialog.ModalDialog({styleClass: 'prompt-dialog'});
         this._dialog.add_style_class_name('hotspot-helper-sign-in');
+        // Wider than Shell's 28em prompt (set on the box holding the content and the buttons):
+        // three buttons, "Open in browser" among them, uncut.
+        this._dialog.contentLayout.get_parent().style = 'width: 34em;';
         this._content = new Dialog.MessageDialogContent({title, description: ''});
         this._dialog.contentLayout.add_child(this._content);
 
