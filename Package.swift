@@ -91,6 +91,7 @@ let package = Package(
         .target(name: "HotspotDaemon", dependencies: [
             "DBus", "HotspotCore", "HotspotProtocol", "NetworkManager", "Connectivity", "BuiltInHelpers", "HotspotHelperKit", "SystemSupport",
             .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
 
         // The library for helper authors, shaped like NEHotspotHelper.

@@ -20,13 +20,18 @@ public final class PortalHelper: Sendable {
     let forms: SignInForms?
     /// The sign-ins users asked to remember, used before asking again.
     let remembered: RememberedSignIns?
+    /// Whether an administrator's profile signs in to a network (the profiles helper's): then it
+    /// is that helper's network, whatever the cache remembers of an earlier join.
+    let profileSignsIn: @Sendable (SSID) -> Bool
 
     /// A helper; `log` receives one line per decision.
     public init(environment: any PortalEnvironment, forms: SignInForms? = nil, remembered: RememberedSignIns? = nil,
+                profileSignsIn: @escaping @Sendable (SSID) -> Bool = { _ in false },
                 log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.signIn = PortalSignIn(environment: environment)
         self.forms = forms
         self.remembered = remembered
+        self.profileSignsIn = profileSignsIn
         self.log = log
     }
 
@@ -71,6 +76,13 @@ public final class PortalHelper: Sendable {
 
     /// Accepts a click-through portal's terms; the reason says why it left the sign-in to the user.
     func authenticate(_ command: HotspotHelperCommand) async -> (CommandResult, String?) {
+        // A network cached for this helper at an earlier join, for which the administrator has
+        // since written a profile: the profile wins (unsupported-network makes the daemon ask the
+        // helpers again, and the profiles helper claims it).
+        if let n = command.network, profileSignsIn(SSID(bytes: n.ssidBytes)) {
+            log("\(command.interface): a profile signs in to \(SSID(bytes: n.ssidBytes).displayForm); leaving it to the profiles helper")
+            return (.unsupportedNetwork, "a profile in profiles-dir signs in to this network")
+        }
         let verdict = await signIn.environment.verdict(for: command.interface, fresh: false)
         switch verdict.state {
         case .online: return (.success, nil)

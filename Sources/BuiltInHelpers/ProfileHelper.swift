@@ -17,11 +17,15 @@ public final class ProfileHelper: Sendable {
     let signIn: PortalSignIn
     let log: @Sendable (String) -> Void
     private let logoffURLs = Mutex<[String: String]>([:])
+    /// Where the portal's form goes when a profile's sign-in needs the user (the daemon publishes it).
+    let forms: SignInForms?
 
     /// A helper over `profiles`; `log` receives one line per decision (never a secret).
-    public init(profiles: ProfileSet, environment: any PortalEnvironment, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(profiles: ProfileSet, environment: any PortalEnvironment, forms: SignInForms? = nil,
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.profiles = Mutex(profiles)
         self.signIn = PortalSignIn(environment: environment)
+        self.forms = forms
         self.log = log
     }
 
@@ -109,6 +113,13 @@ public final class ProfileHelper: Sendable {
             log("\(command.interface): \(p.displayName): logoff at \(UntrustedText.forLog(url))")
         }
         let result = await conclude(session.outcome, profile: p, interface: command.interface)
+        // A form the profile cannot fill (a field it does not name): the user gets the page's form.
+        if result == .uiRequired, let forms, let url = verdict.signInURL {
+            let ssid = SSID(bytes: n.ssidBytes)
+            if case .success(let pending) = await signIn.describe(pageAt: url, interface: command.interface, ssid: ssid) {
+                forms.set(pending, on: command.interface)
+            }
+        }
         return (result, session.outcome.reason.map { "profile \(p.displayName): \($0)" })
     }
 

@@ -178,7 +178,8 @@ public enum SignInFormReader {
             }
             guard fields.count < maxFields else { return browser("the sign-in form has more than \(maxFields) fields; sign in with a browser") }
             let kind = textKinds.contains(c.type) ? "text" : kinds.contains(c.type) ? c.type : "text"
-            let words = [c.label, c.placeholder, c.ariaLabel, c.before].first { !HTMLFormReader.collapse($0).isEmpty } ?? ""
+            let before = Self.trimmedLead(c.before)
+            let words = [c.label, c.placeholder, c.ariaLabel, before].first { !HTMLFormReader.collapse($0).isEmpty } ?? c.name
             var f = SignInFormDescription.Field(name: c.name, kind: kind, label: bounded(kind == "checkbox" ? (c.ariaLabel.isEmpty ? c.name : c.ariaLabel) : words, labelLimit),
                                                 required: c.required, value: "")
             if kind != "password", kind != "checkbox", c.value.utf8.count <= 200, UntrustedText.isPlain(c.value) { f.value = c.value }
@@ -201,6 +202,24 @@ public enum SignInFormReader {
         var d = SignInFormDescription(kind: .form, portalURL: portalURL, actionHost: bounded(host, labelLimit), actionScheme: scheme)
         d.fields = fields
         return PendingSignIn(ssid: ssid, description: d, pageURL: url, form: form, fieldNames: names, actionHost: host)
+    }
+
+    /// Words before a field, as a label: without the colon or asterisk that leads into it.
+    static func trimmedLead(_ s: String) -> String {
+        var t = HTMLFormReader.collapse(s)
+        while let last = t.last, last == ":" || last == "*" || last == " " { t.removeLast() }
+        return t
+    }
+
+    /// The session cookies a page set (its `Set-Cookie` headers' name=value parts), to send back
+    /// with its form: at most 16, each at most 1 KiB, only those without control characters.
+    public static func cookies(of page: HTTPAnswer) -> [String] {
+        page.headers.filter { $0.name.lowercased() == "set-cookie" }.prefix(16).compactMap { field in
+            let pair = MetaRefresh.trim(String(field.value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""))
+            guard pair.contains("="), !pair.hasPrefix("="), pair.utf8.count <= 1024,
+                  pair.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "," }) else { return nil }
+            return pair
+        }
     }
 
     /// The portal's error text on a page (its first error notice), escaped and bounded; "" none.
@@ -239,9 +258,22 @@ extension PortalSignIn {
     /// without it. Signed in is the link online afterwards.
     public func userSignIn(expected: PendingSignIn, pageURL: String, values: [String: String], allowPlainHTTP: Bool,
                            interface: String) async -> UserSignInResult {
+        let result = await userSignInUnredacted(expected: expected, pageURL: pageURL, values: values, allowPlainHTTP: allowPlainHTTP,
+                                                interface: interface)
+        // A portal's message may repeat what was typed ("the code X is not valid"): never published.
+        guard case .rejected(let message) = result else { return result }
+        let typed = values.values.filter { $0.count >= 3 }.sorted { $0.count > $1.count }
+        return .rejected(typed.reduce(message) { m, v in m.replacing(v, with: "…").replacing(UntrustedText.forLog(v, limit: 4096), with: "…") })
+    }
+
+    func userSignInUnredacted(expected: PendingSignIn, pageURL: String, values: [String: String], allowPlainHTTP: Bool,
+                              interface: String) async -> UserSignInResult {
         let fresh: PendingSignIn
-        switch await describe(pageAt: pageURL, interface: interface, ssid: expected.ssid) {
-        case .success(let p): fresh = p
+        let cookies: [String]
+        switch await fetchPage(pageURL, interface: interface) {
+        case .success(let page):
+            fresh = SignInFormReader.describe(body: [UInt8](page.body), url: page.url, ssid: expected.ssid)
+            cookies = SignInFormReader.cookies(of: page)
         case .failure(let outcome):
             if await environment.verdict(for: interface, fresh: true).state == .online { return .signedIn }
             return .unavailable(outcome.reason ?? "the sign-in page could not be read")
@@ -281,7 +313,7 @@ extension PortalSignIn {
         let page = HTTPAnswer(status: 200, url: fresh.pageURL)
         let chain = Chain(fields: filling, loginHosts: hosts, plainHTTPLogin: allowPlainHTTP)
         let next: HTTPAnswer
-        switch await submitTyped(filled, page: page, filling: filling, chain: chain, interface: interface) {
+        switch await submitTyped(filled, page: page, filling: filling, chain: chain, interface: interface, cookies: cookies) {
         case .success(let a): next = a
         case .failure(let outcome):
             if case .rejected(let why) = outcome { return .rejected(why) }
@@ -305,7 +337,8 @@ extension PortalSignIn {
     /// Sends a form that carries what a person typed: https unless allowed, only to the chain's
     /// login hosts; the answer is followed (GET, no body) to the page it leads to, whatever its
     /// status, so a refusal's page can be read.
-    func submitTyped(_ form: HTMLForm, page: HTTPAnswer, filling: [FormField], chain: Chain, interface: String) async -> Result<HTTPAnswer, SignInOutcome> {
+    func submitTyped(_ form: HTMLForm, page: HTTPAnswer, filling: [FormField], chain: Chain, interface: String,
+                     cookies: [String] = []) async -> Result<HTTPAnswer, SignInOutcome> {
         guard let target = ProbeClassifier.resolve(form.action ?? page.url, against: page.url) else {
             return .failure(.needsUser("the form's action is not a URL"))
         }
@@ -321,8 +354,13 @@ extension PortalSignIn {
         let body = FormEncoding.body(pairs.map { ($0.name, $0.value) })
         let options = await environment.transferOptions(for: interface)
         let url = form.method == "GET" ? Self.replacingQuery(of: target, with: body) : target
-        let spec = form.method == "GET" ? HTTPRequestSpec(url: url)
-            : HTTPRequestSpec(url: target, method: "POST", headers: ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8))
+        // The page's session cookies go back with the form, to the page's own host only.
+        var headers: [String] = []
+        if !cookies.isEmpty, let pageHost = LoginHosts.host(of: page.url)?.lowercased(), LoginHosts.host(of: target)?.lowercased() == pageHost {
+            headers.append("Cookie: " + cookies.joined(separator: "; "))
+        }
+        let spec = form.method == "GET" ? HTTPRequestSpec(url: url, headers: headers)
+            : HTTPRequestSpec(url: target, method: "POST", headers: headers + ["Content-Type: application/x-www-form-urlencoded"], body: Data(body.utf8))
         let answer = await environment.transport.perform(spec, options: options)
         if case .success(let a) = answer, !(300..<400).contains(a.status) {
             var page = a

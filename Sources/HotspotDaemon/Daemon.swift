@@ -8,6 +8,8 @@ import HotspotProtocol
 import Logging
 import NetworkManager
 import ServiceLifecycle
+import Synchronization
+import UnixSignals
 
 /// The running service: connects to the system bus, exports its objects, then takes its name,
 /// and runs its services (the bus server's announcements, the NetworkManager watcher, the
@@ -25,8 +27,13 @@ public enum Daemon {
     /// `busAddress` nil is the system bus (the program); tests that run the daemon in their own
     /// process pass a private bus's address and `hardenProcess: false` (the hardening is for the
     /// daemon's own process, not a test runner's).
+    /// `configurationPath` is the file `configuration` came from: SIGHUP reads it again (with the
+    /// profiles); without it SIGHUP reloads the profiles only.
     public static func run(configuration: DaemonConfiguration, log: Logger, busAddress: String? = nil, hardenProcess: Bool = true,
+                           configurationPath: String? = nil,
                            until stop: @escaping @Sendable () async -> String) async throws {
+        // SIGHUP reloads (systemctl reload), from the start: its default action would end the daemon.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
         for key in configuration.unknownKeys { log.warning("configuration: unknown key \(key) ignored") }
         for warning in configuration.warnings { log.warning("\(warning)") }
         if hardenProcess, let problem = ProcessHardening.apply() { log.warning("\(problem)") }
@@ -45,8 +52,9 @@ public enum Daemon {
             log.info("provisioning is off ([daemon] provision-profiles=false): helpers' passwords reach NetworkManager only through the secret agent; profiles an earlier run left are withdrawn")
         }
         let profiles = loadProfiles(configuration, log: log)
+        let live = LiveProfiles(profiles)
         let (reports, reporter) = AsyncStream.makeStream(of: ConnectivityReport.self)
-        let monitor = await makeMonitor(configuration, profiles: profiles, client: client, actions: actions, reports: reporter, log: log)
+        let monitor = await makeMonitor(configuration, profiles: live, client: client, actions: actions, reports: reporter, log: log)
         let announcements = AsyncQueue<Announcement>()
         // The forms the built-in helpers leave for the user reach the engine through a stream, as
         // the monitor's reports do: nothing holds the engine but what it was given.
@@ -69,14 +77,20 @@ public enum Daemon {
         log.info("hotspot-helperd \(BusPublisher.version) running on \(bus.uniqueName) as \(HotspotContract.busName); state in \(configuration.stateDirectory)")
 
         var services: [any Service] = [publisher, NetworkManagerWatcher(bus: bus, client: client, engine: engine, provisioner: provisioner, log: log)]
+        var profileHelper: ProfileHelper?
         if let monitor {
             services.append(ConnectivityService(reports: reports, engine: engine))
             services.append(SignInFormService(changes: formChanges, engine: engine))
-            await registerBuiltIns(configuration, profiles: profiles, monitor: monitor, signIns: signIns, engine: engine, log: log)
+            profileHelper = await registerBuiltIns(configuration, profiles: live, monitor: monitor, signIns: signIns, engine: engine, log: log)
         } else {
             reporter.finish()
             formChanged.finish()
         }
+        services.append(ReloadService(hangups: hangups, reload: { [profileHelper] in
+            reload(configuration, path: configurationPath, live: live, helper: profileHelper, log: log)
+            // The scan lists are filtered again, so the profiles' names and passwords follow.
+            await engine.profilesReloaded()
+        }))
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup) },
             gracefulShutdownSignals: [], logger: log))
@@ -117,7 +131,62 @@ public enum Daemon {
     /// The connectivity monitor, or nil when connectivity checks are off. Its probe set and
     /// whether it probes periodically follow NetworkManager's own connectivity check
     /// (ProbePolicy): read here, then followed through the NetworkManager client's events.
-    static func makeMonitor(_ configuration: DaemonConfiguration, profiles: ProfileSet, client: NetworkManagerClient,
+    /// SIGHUP: reads the configuration file again and the profiles; the profiles take effect at
+    /// once (the built-in helper's and the monitor's), what else changed is named with the restart
+    /// it needs; every refused file is logged with its line and fix, and the others stay loaded.
+    static func reload(_ running: DaemonConfiguration, path: String?, live: LiveProfiles, helper: ProfileHelper?, log: Logger) {
+        var next = running
+        if let path {
+            do {
+                next = try DaemonConfiguration.load(path: path)
+                next.stateDirectory = running.stateDirectory  // as started (--state-dir may have overridden it)
+                for warning in next.warnings { log.warning("reload: \(warning)") }
+                for key in next.unknownKeys { log.warning("reload: configuration: unknown key \(key) ignored") }
+            } catch {
+                log.error("reload: \(error.message); the configuration in use stays (fix the file and reload again); reloading the profiles")
+                next = running
+            }
+        }
+        var compared = next
+        compared.profilesDirectory = running.profilesDirectory
+        compared.warnings = running.warnings
+        compared.unknownKeys = running.unknownKeys
+        if compared != running {
+            log.warning("reload: \(path ?? "the configuration") changed settings that take effect only when the daemon restarts (systemctl restart hotspot-helperd); the profiles were reloaded")
+        }
+        if next.profilesDirectory != running.profilesDirectory {
+            log.info("reload: profiles-dir is now \(next.profilesDirectory)")
+        }
+        guard running.builtinHelpers.contains("profiles") else {
+            log.info("reload: the profiles helper is off ([daemon] builtin-helpers), so no profiles are read")
+            return
+        }
+        let before = live.get().index.profiles
+        let loaded = ProfileLoader.load(directory: next.profilesDirectory)
+        for problem in loaded.problems { log.error("reload: \(problem)") }
+        for warning in loaded.warnings { log.warning("reload: \(warning)") }
+        let after = loaded.index.profiles
+        let old = Dictionary(before.map { ($0.match, $0) }, uniquingKeysWith: { a, _ in a })
+        let new = Dictionary(after.map { ($0.match, $0) }, uniquingKeysWith: { a, _ in a })
+        var added = 0, changed = 0, removed = 0
+        for p in after {
+            if let o = old[p.match] {
+                if o != p { changed += 1; log.info("reload: profile [\(p.name)] (\(p.location)) for \(p.match) changed") }
+            } else {
+                added += 1
+                log.info("reload: profile [\(p.name)] (\(p.location)) for \(p.match) added")
+            }
+        }
+        for p in before where new[p.match] == nil {
+            removed += 1
+            log.info("reload: profile [\(p.name)] (\(p.location)) for \(p.match) removed")
+        }
+        live.set(loaded)
+        helper?.replace(loaded)
+        log.info("reload: \(after.count) profiles loaded from \(next.profilesDirectory): \(added) added, \(changed) changed, \(removed) removed, \(loaded.problems.count) refused")
+    }
+
+    static func makeMonitor(_ configuration: DaemonConfiguration, profiles: LiveProfiles, client: NetworkManagerClient,
                             actions: NetworkManagerActions, reports: AsyncStream<ConnectivityReport>.Continuation,
                             log: Logger) async -> ConnectivityMonitor? {
         let settings = configuration.connectivity
@@ -127,7 +196,6 @@ public enum Daemon {
             }
             return nil
         }
-        let index = profiles.index
         let policy = ProbePolicy.decide(configured: settings.probes, networkManager: await client.connectivityCheckSettings())
         let routerAdvertisements: RouterAdvertisementWatch?
         do { routerAdvertisements = try RouterAdvertisementWatch() } catch {
@@ -137,7 +205,7 @@ public enum Daemon {
         let monitor = ConnectivityMonitor(settings: settings, policy: policy, dnsLookup: { name in
             await actions.dnsServers(interface: name)
         }, capportURL: { ssid in
-            if case .capport(let url)? = index.profile(for: ssid)?.signIn { return url }
+            if case .capport(let url)? = profiles.get().index.profile(for: ssid)?.signIn { return url }
             return nil
         }, dhcpLease: { name in
             await actions.dhcpv4Lease(interface: name)
@@ -148,24 +216,34 @@ public enum Daemon {
 
     /// Registers the built-in helpers in the daemon: the same helper protocol as helpers on the
     /// bus, without the bus. Problems are logged; the daemon runs on.
-    static func registerBuiltIns(_ configuration: DaemonConfiguration, profiles: ProfileSet, monitor: ConnectivityMonitor,
-                                 signIns: SignInDesk?, engine: Engine, log: Logger) async {
+    /// Returns the profiles helper, if it runs (a reload gives it new profiles).
+    @discardableResult
+    static func registerBuiltIns(_ configuration: DaemonConfiguration, profiles live: LiveProfiles, monitor: ConnectivityMonitor,
+                                 signIns: SignInDesk?, engine: Engine, log: Logger) async -> ProfileHelper? {
+        let profiles = live.get()
+        let withProfiles = configuration.builtinHelpers.contains("profiles")
+        var profilesHelper: ProfileHelper?
         let environment = DaemonPortalEnvironment(monitor: monitor, settings: configuration.connectivity)
         let helperLog: @Sendable (String) -> Void = { log.info("\(UntrustedText.forLog($0, limit: 400))") }
         for name in configuration.builtinHelpers {
             let helper: InProcessHelper
             switch name {
             case "profiles":
-                let profileHelper = ProfileHelper(profiles: profiles, environment: environment, log: helperLog)
+                let profileHelper = ProfileHelper(profiles: profiles, environment: environment, forms: signIns?.forms, log: helperLog)
+                profilesHelper = profileHelper
                 helper = InProcessHelper(options: ProfileHelper.options) { profileHelper.handle($0) }
             default:
-                let portalHelper = PortalHelper(environment: environment, forms: signIns?.forms, remembered: signIns?.remembered, log: helperLog)
+                let portalHelper = PortalHelper(environment: environment, forms: signIns?.forms, remembered: signIns?.remembered,
+                                                profileSignsIn: { ssid in
+                                                    withProfiles && (live.get().index.profile(for: ssid).map { $0.signIn != .none } ?? false)
+                                                }, log: helperLog)
                 helper = InProcessHelper(options: PortalHelper.options, highestConfidence: PortalHelper.highestConfidence) { portalHelper.handle($0) }
             }
             do { try await engine.register(inProcess: helper) } catch {
                 log.error("built-in helper '\(name)' could not register: \(error)")
             }
         }
+        return profilesHelper
     }
 
     /// Waits for `stop` or the bus connection ending, whichever comes first.
@@ -199,6 +277,41 @@ final class ConnectivityService: Service {
             for await report in reports {
                 await engine.connectivityChecked(report.interface, link: report.link, verdict: report.verdict, published: report.published)
             }
+        }
+    }
+}
+
+/// The profiles in force, replaced by a reload.
+final class LiveProfiles: Sendable {
+    private let set: Mutex<ProfileSet>
+    init(_ s: ProfileSet) { set = Mutex(s) }
+    func get() -> ProfileSet { set.withLock { $0 } }
+    func set(_ s: ProfileSet) { set.withLock { $0 = s } }
+}
+
+/// SIGHUP, as a service: each one reloads; the daemon never ends on it.
+final class ReloadService: Service {
+    let hangups: UnixSignalsSequence
+    let reload: @Sendable () async -> Void
+
+    init(hangups: UnixSignalsSequence, reload: @escaping @Sendable () async -> Void) {
+        self.hangups = hangups
+        self.reload = reload
+    }
+
+    func run() async throws {
+        let (hangups, reload) = (self.hangups, self.reload)
+        await cancelWhenGracefulShutdown {
+            for await _ in hangups { await reload() }
+        }
+    }
+}
+
+extension Engine {
+    /// The profiles changed: every interface's scan list goes to the helpers again.
+    func profilesReloaded() async {
+        for (name, r) in interfaces.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !r.scanList.isEmpty {
+            await handle(.scanListChanged(name, r.scanList.map(\.network)))
         }
     }
 }

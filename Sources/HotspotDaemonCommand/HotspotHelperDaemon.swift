@@ -87,7 +87,7 @@ public struct HotspotHelperDaemon: AsyncParsableCommand {
         let log = Logger(label: "hotspot-helperd")
         do {
             try await ProgramLifecycle.run(cancelOnSignal: false, logger: log) { [configuration] lifecycle in
-                try await Daemon.run(configuration: configuration, log: log, until: { await lifecycle.stopRequested() })
+                try await Daemon.run(configuration: configuration, log: log, configurationPath: path, until: { await lifecycle.stopRequested() })
             }
         } catch let error as DaemonError {
             log.critical("\(error.message)")

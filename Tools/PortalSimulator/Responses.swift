@@ -49,7 +49,7 @@ extension PortalSimulator {
         case .getForms:
             return getForms(r)
         case .venue:
-            return venue(r)
+            return venue(r, cookie: request.headers[HTTPHeader("Cookie")])
         }
     }
 
