@@ -21,9 +21,9 @@ extension ShellSession {
 }
 
 /// Every signal handler connected from an extension's files, recorded in Shell: a wrapper around
-/// `GObject.Object.prototype.connect` keeps each connect whose stack goes through the extension's
-/// directory, and whether its object (an actor) was destroyed since; read after `disable()`,
-/// those still connected on live objects are what it left behind.
+/// `GObject.Object.prototype.connect` keeps each connect called from the extension's files, and
+/// whether its object (an actor) was destroyed since; read after `disable()`, those still
+/// connected on live objects are what it left behind.
 enum HandlerWatch {
     /// JavaScript with `GObject` and `Clutter` in scope.
     static func install(uuid: String) -> String {
@@ -32,7 +32,10 @@ enum HandlerWatch {
         const seen = [];
         GObject.Object.prototype.connect = function (...args) {
           const id = connect.apply(this, args);
-          if (new Error().stack.includes('/\(uuid)/')) {
+          // The extension's own connects: the caller (the stack's second frame) is one of its
+          // files. Shell code it calls connects for Shell (its on-screen keyboard, its easing),
+          // and those are Shell's to keep.
+          if ((new Error().stack.split('\\n')[1] ?? '').includes('/\(uuid)/')) {
             const entry = {object: this, id, signal: args[0], gone: false};
             if (this instanceof Clutter.Actor)
               connect.call(this, 'destroy', () => { entry.gone = true; });

@@ -268,7 +268,8 @@ extension DesktopTests {
         }
 
         /// Cancel gives Shell's own prompt back as it is without the extension (Shell 43: the
-        /// Hotspot Login window at once), and so does "Open in browser" at the next join.
+        /// Hotspot Login window at once), and so does "Open in browser" at the next join, and
+        /// turning the extension off with the dialog up (which leaves no handler behind).
         @Test func cancelAndOpenInBrowserBringShellsOwnSignInWindow() async throws {
             let portal = try await SimulatedPortal.start(mode: "venue")
             defer { portal.stop() }
@@ -296,6 +297,24 @@ extension DesktopTests {
             try await s.waitUntil("Open in browser brings Shell's Hotspot Login") { try await hotspotLoginsSeen() == 2 }
             #expect(try await s.signInDialog(shell) == nil)
             try await shell.stopService("org.gnome.Shell.PortalHelper")
+            try await s.waitUntil("the portal helper has left the session bus") { try await shell.owner("org.gnome.Shell.PortalHelper") == nil }
+
+            // Turned off with the dialog up: the dialog goes, Shell's prompt comes, and nothing
+            // the dialog connected is left.
+            _ = try await shell.eval("(() => { const {GObject, Clutter} = imports.gi; \(HandlerWatch.install(uuid: Self.uuid)) return true; })()")
+            try await s.replayLeave()
+            try await s.waitFor("inactive")
+            #expect(try await s.replayHeldJoin("CityFree", accessPoint: "ap1").contains("needs-user"))
+            try await s.waitForSignInDialog(shell, "the sign-in dialog is up at the third join") { $0.entries.count == 2 }
+            _ = try await shell.eval("imports.ui.main.extensionManager.disableExtension('\(Self.uuid)')")
+            try await s.waitUntil("the dialog goes with the extension") { try await s.signInDialog(shell) == nil }
+            try await s.waitUntil("Shell's Hotspot Login comes") { try await hotspotLoginsSeen() == 3 }
+            let handlers = try await HandlerWatch.read(shell)
+            #expect(handlers.connected > 3, "the dialog connected only \(handlers.connected) handlers: is the recording working?")
+            #expect(handlers.left.isEmpty, "left connected after disable(): \(handlers.left)")
+            try await shell.stopService("org.gnome.Shell.PortalHelper")
+            let ours = shell.process.output.split(separator: "\n").filter { $0.contains(Self.uuid) || $0.contains(ShellExtensionTrees.uuid) }
+            #expect(ours.isEmpty, "Shell logged the extension's files:\n\(ours.joined(separator: "\n"))")
         }
     }
 }
