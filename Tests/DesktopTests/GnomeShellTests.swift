@@ -144,11 +144,20 @@ extension DesktopTests {
                       L.subtitleFor({State: 'evaluating', Helper: '', Reason: '', Connectivity: 'unknown'}),
                       L.subtitleFor({State: 'logging-off', Helper: 'X', Reason: '', Connectivity: 'full'}),
                       L.subtitleFor({State: 'inactive', Helper: '', Reason: 'old', Connectivity: 'full'}),
+                      // The daemon's own helpers are not named: the network's name, or no one.
+                      L.subtitleFor({State: 'authenticated', Helper: 'Known Networks', BuiltIn: true, Connectivity: 'full'}, 'City Free Wi-Fi'),
+                      L.subtitleFor({State: 'authenticated', Helper: 'Portal', BuiltIn: true, Connectivity: 'full'}, ''),
+                      L.subtitleFor({State: 'maintaining', Helper: 'Known Networks', BuiltIn: true, Connectivity: 'portal'}, 'Known Networks'),
+                      L.subtitleFor({State: 'authenticating', Helper: 'Portal', BuiltIn: true, Connectivity: 'portal'}, ''),
+                      L.subtitleFor({State: 'presenting-ui', Helper: 'Portal', BuiltIn: true, Connectivity: 'portal'}, ''),
+                      L.subtitleFor({State: 'authenticated', Helper: 'Portal', BuiltIn: false, Connectivity: 'full'}, 'City Free Wi-Fi'),
                     ] }; })()
                 """, as: Case.self)
             #expect(rules.labels == ["A": "Library (A)", "B": "Two APs", "C": "Same (C)", "D": "Same (D)"])
             #expect(rules.subtitles == ["Sign-in failed: the code was wrong", "Sign-in failed", "Signed in by X, no internet yet", "Signing in…",
-                                        "Signing out…", ""])
+                                        "Signing out…", "", "Signed in by City Free Wi-Fi", "Signed in automatically",
+                                        "Signed in automatically, no internet yet", "Signing in…", "This network needs you to sign in",
+                                        "Signed in by Portal"])
         }
 
         /// Shell 43 opens "Hotspot Login" when the main connection is ACTIVATED while
