@@ -370,7 +370,9 @@ struct ShellScene: DaemonScenarioParts {
     var diagnostics: String { "--- daemon log ---\n\(core.daemon.log.suffix(3000))\n\(shells.all.last?.log ?? "")" }
 
     /// With `portal`, the daemon's probes and built-in helpers go to that simulator (on loopback).
-    init(root: ShellRoot? = nil, portal: SimulatedPortal? = nil) async throws {
+    /// With `daemonInRoot` false, a root's Shell and pre-up script run with this tree's daemon
+    /// (the debug build beside the tests) rather than the one its package installed.
+    init(root: ShellRoot? = nil, portal: SimulatedPortal? = nil, daemonInRoot: Bool = true) async throws {
         self.root = root
         let bus = try await PrivateBus()
         polkit = try await bus.startMock(template: "polkitd", waitFor: "org.freedesktop.PolicyKit1")
@@ -387,7 +389,7 @@ struct ShellScene: DaemonScenarioParts {
             MockAccessPoint(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03", strength: 40),
         ], settings: ["command-timeout": portal == nil ? "5" : "20", "filter-interval": "0.2", "maintain-interval": "300"],
            connectivity: portal.map { $0.connectivity().merging(["interval": "300"]) { _, new in new } },
-           prefix: root?.daemonPrefix ?? [], bus: bus)
+           prefix: daemonInRoot ? root?.daemonPrefix ?? [] : [], bus: bus)
         // Shell hands ConnectivityCheckUri to the portal window: a closed local port, so the
         // window loads nothing from anywhere.
         try await mock("AddProperties", [.string("org.freedesktop.NetworkManager"), .varDict([

@@ -97,8 +97,14 @@ export class PortalPrompts {
         indicator._syncConnectivity();
         const path = indicator._mainConnection?.get_path();
         if (open && patched.handler && path && patched.handler._notifications?.has(path)) {
-            // What clicking Shell's notification does, then the notification goes.
-            patched.handler._onNotificationActivated(path);
+            // What clicking Shell's notification does, then the notification goes. Where that
+            // fails (Shell built without its portal helper and no browser to open the page),
+            // Shell's notification stays for the user, as without this extension.
+            try {
+                patched.handler._onNotificationActivated(path);
+            } catch {
+                return;
+            }
             patched.handler._notifications.get(path)?.destroy();
         }
     }
