@@ -22,7 +22,7 @@ public struct HotspotCtl: AsyncParsableCommand {
         5 NetworkManager is not running (status, networks, check, logoff, present-ui).
         """,
         version: "0.2.0",
-        subcommands: [Status.self, Networks.self, Helpers.self, Monitor.self, Check.self, Logoff.self, PresentUI.self, Forget.self],
+        subcommands: [Status.self, Networks.self, Helpers.self, Monitor.self, Check.self, Logoff.self, PresentUI.self, Forget.self, SignInCommand.self, RememberedCommand.self],
         defaultSubcommand: Status.self)
 
     /// Parses `arguments` (the command line without the program name), runs, and maps failures

@@ -144,11 +144,20 @@ extension DesktopTests {
                       L.subtitleFor({State: 'evaluating', Helper: '', Reason: '', Connectivity: 'unknown'}),
                       L.subtitleFor({State: 'logging-off', Helper: 'X', Reason: '', Connectivity: 'full'}),
                       L.subtitleFor({State: 'inactive', Helper: '', Reason: 'old', Connectivity: 'full'}),
+                      // The daemon's own helpers are not named: the network's name, or no one.
+                      L.subtitleFor({State: 'authenticated', Helper: 'Known Networks', BuiltIn: true, Connectivity: 'full'}, 'City Free Wi-Fi'),
+                      L.subtitleFor({State: 'authenticated', Helper: 'Portal', BuiltIn: true, Connectivity: 'full'}, ''),
+                      L.subtitleFor({State: 'maintaining', Helper: 'Known Networks', BuiltIn: true, Connectivity: 'portal'}, 'Known Networks'),
+                      L.subtitleFor({State: 'authenticating', Helper: 'Portal', BuiltIn: true, Connectivity: 'portal'}, ''),
+                      L.subtitleFor({State: 'presenting-ui', Helper: 'Portal', BuiltIn: true, Connectivity: 'portal'}, ''),
+                      L.subtitleFor({State: 'authenticated', Helper: 'Portal', BuiltIn: false, Connectivity: 'full'}, 'City Free Wi-Fi'),
                     ] }; })()
                 """, as: Case.self)
             #expect(rules.labels == ["A": "Library (A)", "B": "Two APs", "C": "Same (C)", "D": "Same (D)"])
             #expect(rules.subtitles == ["Sign-in failed: the code was wrong", "Sign-in failed", "Signed in by X, no internet yet", "Signing in…",
-                                        "Signing out…", ""])
+                                        "Signing out…", "", "Signed in by City Free Wi-Fi", "Signed in automatically",
+                                        "Signed in automatically, no internet yet", "Signing in…", "This network needs you to sign in",
+                                        "Signed in by Portal"])
         }
 
         /// Shell 43 opens "Hotspot Login" when the main connection is ACTIVATED while
@@ -198,6 +207,124 @@ extension DesktopTests {
             #expect(quiet, "Shell opened Hotspot Login for the held join (the control opened it in \(opened)): \(windowsAfterHold)\n\(shell.log)")
             try await s.waitFor("authenticated")
         }
+
+        /// A portal's form (the simulator's hotel page: a room number and a surname, posted over
+        /// plain http) in the extension's dialog: the page's labels, no "Hotspot Login" window
+        /// while it is up; a wrong room number shows the portal's message and the user tries
+        /// again; signed in, the header says so without naming the daemon's own helper; the next
+        /// join of the network signs in with what was remembered, with no dialog and no window.
+        @Test func aPortalsFormIsAskedInTheExtensionsDialogAndTheNextJoinIsSilent() async throws {
+            let portal = try await SimulatedPortal.start(mode: "venue")
+            defer { portal.stop() }
+            let s = try await ShellScene(portal: portal)
+            let shell = try await s.startShell()
+            func hotspotLoginsSeen() async throws -> Int { try await shell.windowsSeen().filter(\.isHotspotLogin).count }
+            try await s.clearScreen(shell)
+
+            let outcome = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            #expect(outcome.contains("needs-user"), "\(outcome)\n\(s.diagnostics)")
+            // Titled with the network's name once Shell has the connection (its row is active).
+            let dialog = try await s.waitForSignInDialog(shell, "the sign-in dialog shows the hotel's form, titled with the network") {
+                $0.entries.count == 2 && $0.texts.first == "CityFree"
+            }
+            #expect(dialog.entries.map(\.hint) == ["Room number", "Surname"], "\(dialog)")
+            #expect(dialog.all.contains("unencrypted"), "a plain-http form says so: \(dialog)")
+            #expect(dialog.checks.map(\.text) == ["Remember for this network"] && dialog.checks.allSatisfy(\.checked), "\(dialog)")
+            #expect(dialog.buttons == ["Open in browser", "Cancel", "Sign in"], "\(dialog)")
+            #expect(!dialog.markup)
+            try await s.waitUntil("the Wi-Fi menu asks the user to sign in") { try await s.subtitle(shell) == "This network needs you to sign in" }
+            // Shell has the connection ACTIVATED while NetworkManager says PORTAL: without the
+            // dialog it opens Hotspot Login at once (the next test shows it does after Cancel).
+            let quiet = try await s.holdsThroughout(.seconds(8)) { try await hotspotLoginsSeen() == 0 }
+            let windowsUnderDialog = try await shell.windowsSeen()
+            #expect(quiet, "Shell opened Hotspot Login under the extension's dialog: \(windowsUnderDialog)")
+            try await shell.screenshot(to: Self.screenshots.appendingPathComponent("gnome43-sign-in-dialog.png"))
+
+            // A wrong room number: the portal's message in the dialog, and the user tries again.
+            try await s.fillSignIn(shell, ["Room number": "999", "Surname": "Martin"], press: "Sign in")
+            let rejected = try await s.waitForSignInDialog(shell, "the dialog shows the portal's message") {
+                $0.all.contains("Room number and surname do not match a guest.")
+            }
+            #expect(rejected.entries.count == 2)
+            try await shell.screenshot(to: Self.screenshots.appendingPathComponent("gnome43-sign-in-dialog-rejected.png"))
+            try await s.fillSignIn(shell, ["Room number": "412", "Surname": "Martin"], press: "Sign in")
+            try await s.waitUntil("the dialog closes once signed in") { try await s.signInDialog(shell) == nil }
+            try await s.waitFor("authenticated")
+            try await s.setConnectivity(ShellScene.full)
+            try await s.waitUntil("the header says the network signed in, not the daemon's helper") {
+                try await s.subtitle(shell) == "Signed in automatically"
+            }
+            let windowsSignedIn = try await shell.windowsSeen()
+            #expect(windowsSignedIn.filter(\.isHotspotLogin).isEmpty, "\(windowsSignedIn)")
+
+            // The next join: the daemon signs in with what was remembered; no dialog, no window.
+            try await s.replayLeave()
+            try await s.waitFor("inactive")
+            let held = Task { try await s.replayHeldJoin("CityFree", accessPoint: "ap1") }
+            var broke = ""
+            let silent = try await s.holdsThroughout(.seconds(8)) {
+                if let d = try await s.signInDialog(shell) { broke = "a dialog: \(d)"; return false }
+                let windows = try await shell.windowsSeen()
+                if windows.contains(where: \.isHotspotLogin) { broke = "Hotspot Login: \(windows)"; return false }
+                return true
+            }
+            let again = try await held.value
+            #expect(again.contains("signed-in"), "\(again)\n\(s.diagnostics)")
+            #expect(silent, "\(broke) came for a remembered network\n\(s.diagnostics)")
+            #expect(try await s.signInDialog(shell) == nil)
+            let ours = shell.process.output.split(separator: "\n").filter { $0.contains(Self.uuid) || $0.contains(ShellExtensionTrees.uuid) }
+            #expect(ours.isEmpty, "Shell logged the extension's files:\n\(ours.joined(separator: "\n"))")
+        }
+
+        /// Cancel gives Shell's own prompt back as it is without the extension (Shell 43: the
+        /// Hotspot Login window at once), and so does "Open in browser" at the next join, and
+        /// turning the extension off with the dialog up (which leaves no handler behind).
+        @Test func cancelAndOpenInBrowserBringShellsOwnSignInWindow() async throws {
+            let portal = try await SimulatedPortal.start(mode: "venue")
+            defer { portal.stop() }
+            let s = try await ShellScene(portal: portal)
+            let shell = try await s.startShell()
+            func hotspotLoginsSeen() async throws -> Int { try await shell.windowsSeen().filter(\.isHotspotLogin).count }
+
+            let outcome = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            #expect(outcome.contains("needs-user"), "\(outcome)\n\(s.diagnostics)")
+            try await s.waitForSignInDialog(shell, "the sign-in dialog is up") { $0.entries.count == 2 }
+            #expect(try await hotspotLoginsSeen() == 0)
+            try await s.fillSignIn(shell, [:], press: "Cancel")
+            try await s.waitUntil("Cancel brings Shell's Hotspot Login") { try await hotspotLoginsSeen() == 1 }
+            #expect(try await s.signInDialog(shell) == nil)
+            try await shell.stopService("org.gnome.Shell.PortalHelper")
+            try await s.waitUntil("the portal helper has left the session bus") { try await shell.owner("org.gnome.Shell.PortalHelper") == nil }
+
+            try await s.replayLeave()
+            try await s.waitFor("inactive")
+            let rejoin = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            #expect(rejoin.contains("needs-user"), "\(rejoin)\n\(s.diagnostics)")
+            try await s.waitForSignInDialog(shell, "the sign-in dialog is up again") { $0.entries.count == 2 }
+            #expect(try await hotspotLoginsSeen() == 1)
+            try await s.fillSignIn(shell, [:], press: "Open in browser")
+            try await s.waitUntil("Open in browser brings Shell's Hotspot Login") { try await hotspotLoginsSeen() == 2 }
+            #expect(try await s.signInDialog(shell) == nil)
+            try await shell.stopService("org.gnome.Shell.PortalHelper")
+            try await s.waitUntil("the portal helper has left the session bus") { try await shell.owner("org.gnome.Shell.PortalHelper") == nil }
+
+            // Turned off with the dialog up: the dialog goes, Shell's prompt comes, and nothing
+            // the dialog connected is left.
+            _ = try await shell.eval("(() => { const {GObject, Clutter} = imports.gi; \(HandlerWatch.install(uuid: Self.uuid)) return true; })()")
+            try await s.replayLeave()
+            try await s.waitFor("inactive")
+            #expect(try await s.replayHeldJoin("CityFree", accessPoint: "ap1").contains("needs-user"))
+            try await s.waitForSignInDialog(shell, "the sign-in dialog is up at the third join") { $0.entries.count == 2 }
+            _ = try await shell.eval("imports.ui.main.extensionManager.disableExtension('\(Self.uuid)')")
+            try await s.waitUntil("the dialog goes with the extension") { try await s.signInDialog(shell) == nil }
+            try await s.waitUntil("Shell's Hotspot Login comes") { try await hotspotLoginsSeen() == 3 }
+            let handlers = try await HandlerWatch.read(shell)
+            #expect(handlers.connected > 3, "the dialog connected only \(handlers.connected) handlers: is the recording working?")
+            #expect(handlers.left.isEmpty, "left connected after disable(): \(handlers.left)")
+            try await shell.stopService("org.gnome.Shell.PortalHelper")
+            let ours = shell.process.output.split(separator: "\n").filter { $0.contains(Self.uuid) || $0.contains(ShellExtensionTrees.uuid) }
+            #expect(ours.isEmpty, "Shell logged the extension's files:\n\(ours.joined(separator: "\n"))")
+        }
     }
 }
 
@@ -242,21 +369,27 @@ struct ShellScene: DaemonScenarioParts {
     var patience: Duration { .seconds(30) }
     var diagnostics: String { "--- daemon log ---\n\(core.daemon.log.suffix(3000))\n\(shells.all.last?.log ?? "")" }
 
-    init(root: ShellRoot? = nil) async throws {
+    /// With `portal`, the daemon's probes and built-in helpers go to that simulator (on loopback).
+    /// With `daemonInRoot` false, a root's Shell and pre-up script run with this tree's daemon
+    /// (the debug build beside the tests) rather than the one its package installed.
+    init(root: ShellRoot? = nil, portal: SimulatedPortal? = nil, daemonInRoot: Bool = true) async throws {
         self.root = root
         let bus = try await PrivateBus()
         polkit = try await bus.startMock(template: "polkitd", waitFor: "org.freedesktop.PolicyKit1")
         let c = try bus.connect()
-        // The session's user may read the scan list (polkit's answer for an active local session).
-        // (and control NetworkManager, so Shell's Wi-Fi toggle is not greyed out).
+        // The session's user may read the scan list and sign in with a portal's form (polkit's
+        // answers for an active local session), and control NetworkManager, so Shell's Wi-Fi
+        // toggle is not greyed out.
         try await polkit.mockCall(c, path: "/org/freedesktop/PolicyKit1/Authority", "SetAllowed",
-                                  [.strings([HotspotContract.Action.readScanList.id, "org.freedesktop.NetworkManager.network-control"])])
+                                  [.strings([HotspotContract.Action.readScanList.id, "org.freedesktop.NetworkManager.HotspotHelper.sign-in",
+                                             "org.freedesktop.NetworkManager.network-control"])])
         core = try await DaemonScenario(accessPoints: [
             MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01", strength: 80),
             MockAccessPoint(name: "ap2", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:02", strength: 60),
             MockAccessPoint(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03", strength: 40),
-        ], settings: ["command-timeout": "5", "filter-interval": "0.2", "maintain-interval": "300"],
-           prefix: root?.daemonPrefix ?? [], bus: bus)
+        ], settings: ["command-timeout": portal == nil ? "5" : "20", "filter-interval": "0.2", "maintain-interval": "300"],
+           connectivity: portal.map { $0.connectivity().merging(["interval": "300"]) { _, new in new } },
+           prefix: daemonInRoot ? root?.daemonPrefix ?? [] : [], bus: bus)
         // Shell hands ConnectivityCheckUri to the portal window: a closed local port, so the
         // window loads nothing from anywhere.
         try await mock("AddProperties", [.string("org.freedesktop.NetworkManager"), .varDict([
@@ -377,6 +510,99 @@ struct ShellScene: DaemonScenarioParts {
                   M.panel.statusArea.quickSettings._network._wirelessToggle.menu.isOpen; })()
                 """) == "true"
         }
+    }
+
+    /// The extension's sign-in dialog as Shell shows it, read from Shell's actors (not from the
+    /// extension): every visible label in order (title, description, field labels, messages,
+    /// check boxes' text), the entries (hint, password or not, text typed), the check boxes, the
+    /// buttons. nil when no such dialog is up.
+    struct SignInDialog: Decodable, Sendable {
+        struct Entry: Decodable, Sendable { var hint: String; var password: Bool }
+        struct Check: Decodable, Sendable { var text: String; var checked: Bool }
+        var texts: [String]
+        var entries: [Entry]
+        var checks: [Check]
+        var buttons: [String]
+        /// Whether Shell draws any of its labels as markup.
+        var markup: Bool
+        var all: String { texts.joined(separator: "\n") }
+    }
+
+    static let findSignInDialog = """
+        const d = MAIN.layoutManager.modalDialogGroup.get_children()
+          .find(c => c.has_style_class_name?.('hotspot-helper-sign-in') && c.visible && c.opacity > 0);
+        """
+
+    func signInDialog(_ shell: some ShellSession) async throws -> SignInDialog? {
+        let found = try await shell.eval("""
+            (() => { \(Self.findSignInDialog.replacingOccurrences(of: "MAIN", with: shell.main))
+              if (!d) return null;
+              const out = {texts: [], entries: [], checks: [], buttons: [], markup: false};
+              const walk = a => {
+                if (!a.visible) return;
+                const type = a.constructor.$gtype.name;
+                if (a.hint_text !== undefined && a.clutter_text) {
+                  out.entries.push({hint: a.hint_text ?? '', password: a.show_peek_icon !== undefined});
+                  return;
+                }
+                if (a.toggle_mode && a.checked !== undefined && a.label_actor) {
+                  out.checks.push({text: a.label_actor.text, checked: a.checked});
+                  return;
+                }
+                if (type === 'StLabel' && a.text) { out.texts.push(a.text); out.markup ||= a.clutter_text.use_markup; }
+                if (type === 'StButton' && a.label) { out.buttons.push(a.label); return; }
+                a.get_children().forEach(walk);
+              };
+              walk(d);
+              return out; })()
+            """)
+        return found == "null" ? nil : try JSONDecoder().decode(SignInDialog.self, from: Data(found.utf8))
+    }
+
+    /// Waits until the sign-in dialog is up and `condition` holds for it; returns it.
+    @discardableResult
+    func waitForSignInDialog(_ shell: some ShellSession, _ what: String, _ condition: @escaping (SignInDialog) -> Bool = { _ in true }) async throws
+        -> SignInDialog {
+        var last: SignInDialog?
+        try await core.waiter.until(what, timeout: patience, context: { "dialog: \(String(describing: last))\n\(diagnostics)" }) {
+            last = try await signInDialog(shell)
+            return last.map(condition) ?? false
+        }
+        guard let last else { throw TestKitError.timeout(what) }
+        return last
+    }
+
+    /// Out of the overview and without notifications, for a screenshot of a dialog.
+    func clearScreen(_ shell: some ShellSession) async throws {
+        _ = try await shell.eval("(() => { const M = \(shell.main); M.overview.hide(); M.messageTray.getSources().forEach(s => s.destroy()); return true; })()")
+    }
+
+    /// Types `values` into the dialog's entries (by their hint: the portal's labels), then
+    /// presses the button labelled `button`, as a user would.
+    func fillSignIn(_ shell: some ShellSession, _ values: [String: String], press button: String) async throws {
+        let json = String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
+        let pressed = try await shell.eval("""
+            (() => { \(Self.findSignInDialog.replacingOccurrences(of: "MAIN", with: shell.main))
+              if (!d) return 'no dialog';
+              const values = \(json), entries = [], buttons = [];
+              const walk = a => {
+                if (a.hint_text !== undefined && a.clutter_text) { entries.push(a); return; }
+                if (a.constructor.$gtype.name === 'StButton' && a.label) buttons.push(a);
+                a.get_children().forEach(walk);
+              };
+              walk(d);
+              for (const [hint, text] of Object.entries(values)) {
+                const e = entries.find(x => x.hint_text === hint);
+                if (!e) return `no entry ${hint}`;
+                e.set_text(text);
+              }
+              const b = buttons.find(x => x.label === '\(button)');
+              if (!b) return 'no button';
+              if (!b.reactive) return 'not reactive';
+              b.emit('clicked', 1);
+              return 'pressed'; })()
+            """, as: String.self)
+        guard pressed == "pressed" else { throw TestKitError.startFailed("could not press \(button) in the sign-in dialog: \(pressed)") }
     }
 
     /// NetworkManager's D-Bus view of one step of a Wi-Fi activation (device state, active

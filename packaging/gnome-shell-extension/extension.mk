@@ -16,13 +16,13 @@
 SHELL_EXTENSION_UUID = hotspot-helper@hotspot-helper-linux
 SHELL_EXTENSION_UUID_43 = hotspot-helper-shell43@hotspot-helper-linux
 SHELL_EXTENSION_SRC = packaging/gnome-shell-extension
-SHELL_EXTENSION_COMMON = controller.js daemon.js labels.js
+SHELL_EXTENSION_COMMON = controller.js daemon.js labels.js portalPrompts.js signInDialog.js signInForm.js
 SHELL_EXTENSION_FILES = metadata.json extension.js shell45.js shell50.js
 SHELL_EXTENSION_FILES_43 = metadata.json extension.js shell43.js
 SHELL_EXTENSION_DIR = $(DESTDIR)$(DATADIR)/gnome-shell/extensions
 SHELL_EXTENSION_TO_LEGACY = sed -e "1a 'use strict';" \
   -e "s|^import \([A-Za-z0-9_]*\) from 'gi://\([A-Za-z0-9_]*\)';\$$|const \1 = imports.gi.\2;|" \
-  -e "s|^import {\([A-Za-z0-9_, ]*\)} from '\./\([a-z0-9_]*\)\.js';\$$|const {\1} = imports.misc.extensionUtils.getCurrentExtension().imports.\2;|" \
+  -e "s|^import {\([A-Za-z0-9_, ]*\)} from '\./\([A-Za-z0-9_]*\)\.js';\$$|const {\1} = imports.misc.extensionUtils.getCurrentExtension().imports.\2;|" \
   -e 's|^export class \([A-Za-z0-9_]*\) |var \1 = class \1 |' -e 's|^export function |function |' -e 's|^export const |var |'
 # Sorts after Debian's own overrides (00_, 10_): see PACKAGING.md for what that means when another
 # override sets enabled-extensions too.

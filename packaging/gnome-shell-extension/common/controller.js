@@ -8,12 +8,23 @@
 // Shared by every Shell version: what differs (Shell's private fields) comes in `shell`, the
 // glue module of the running Shell (shell43.js, shell45.js, shell50.js), which exports
 // whenToggle, wirelessDevices, networkRows, menuBoxes, childAddedSignal, headerOf, toggleName,
-// setToggleName and watchToggleName. Nothing happens before start(); stop() undoes everything start() did.
+// setToggleName, watchToggleName, networkIndicator and dialogModules. Nothing happens before
+// start(); stop() undoes everything start() did.
+//
+// When the daemon publishes a sign-in form the user can fill (an interface's SignInForm, kind
+// "form"), the sign-in dialog (signInDialog.js) asks for it, and Shell's own portal prompt is
+// kept away from that device (portalPrompts.js) while the dialog is up, signing in, or the
+// network it signed into is in use. Cancel, Open in browser, and a page that needs a browser
+// give Shell's prompt back.
 
+import Gio from 'gi://Gio';
 import NM from 'gi://NM';
 
 import {HotspotDaemon} from './daemon.js';
 import {ssidKey, rowLabels, subtitleFor} from './labels.js';
+import {PortalPrompts} from './portalPrompts.js';
+import {SignInDialog} from './signInDialog.js';
+import {formFrom, formKey, resultText, signInValues} from './signInForm.js';
 
 // Longest text this extension puts on a row or the header: names and reasons come from helpers
 // and networks, so they are bounded as well as plain.
@@ -49,11 +60,20 @@ export class HotspotHelperController {
         this._stopWatchingToggle = null;
         // Shell 45+ makes its network indicator asynchronously: the toggle may come after start().
         this._stopWaiting = this._shell.whenToggle(toggle => this._setToggle(toggle));
+        this._prompts = new PortalPrompts(() => this._shell.networkIndicator());
+        this._signIns = new Map();      // interface path → {device, form, dialog, signing, signedIn, dismissed}
+        this._titles = new Map();       // device path → the connected network's name as its row shows it
+        this._displayNames = new Map(); // device path → the connected network's display name (a helper's label)
         this._daemon = new HotspotDaemon(() => this._sync());
         this._daemon.start();
     }
 
     stop() {
+        // Turned off with a dialog up: Shell's own prompt is back at once.
+        for (const path of [...(this._signIns?.keys() ?? [])])
+            this._endSignIn(path, true);
+        this._prompts?.releaseAll();
+        this._prompts = null;
         this._stopWaiting?.();
         this._stopWaiting = null;
         this._daemon?.stop();
@@ -113,6 +133,8 @@ export class HotspotHelperController {
         const interfaces = this._daemon.interfaces;
         const kept = new Set();
         let activeName = null;
+        this._titles.clear();
+        this._displayNames.clear();
         for (const {devicePath, deviceItem} of this._shell.wirelessDevices(this._toggle)) {
             const iface = interfaces.find(i => i.device === devicePath);
             if (!iface)
@@ -120,6 +142,11 @@ export class HotspotHelperController {
             const labels = rowLabels(iface.scanList, ssid => NM.utils_ssid_to_utf8(ssid));
             for (const row of this._shell.networkRows(deviceItem)) {
                 const label = labels.get(ssidKey(row.ssid));
+                if (row.active) {
+                    this._titles.set(devicePath, bounded(label ?? row.shellName ?? ''));
+                    if (label)
+                        this._displayNames.set(devicePath, label);
+                }
                 if (!label)
                     continue;
                 const text = bounded(label);
@@ -136,11 +163,152 @@ export class HotspotHelperController {
         const current = interfaces.find(i => i.status.State && i.status.State !== 'inactive');
         const failed = interfaces.find(i => i.failed);
         if (current)
-            this._setSubtitle(bounded(subtitleFor(current.status)));
+            this._setSubtitle(bounded(subtitleFor(current.status, this._displayNames.get(current.device) ?? '')));
         else if (failed)
             this._setSubtitle(bounded(subtitleFor({...failed.status, State: 'failure'})));
         else
             this._setSubtitle('');
+        this._syncSignIns(interfaces);
+    }
+
+    /** Opens, updates or ends the sign-in dialog of each interface as its SignInForm says. */
+    _syncSignIns(interfaces) {
+        for (const path of [...this._signIns.keys()]) {
+            if (!interfaces.some(i => i.path === path))
+                this._endSignIn(path, true);
+        }
+        for (const iface of interfaces) {
+            const form = formFrom(iface.signInForm);
+            let s = this._signIns.get(iface.path);
+            if (!form) {
+                if (!s)
+                    continue;
+                if (s.dialog && !s.signing) {
+                    s.dialog.close();
+                    s.dialog = null;
+                }
+                // Shell's prompt stays away while the network the dialog signed into is in use
+                // (NetworkManager's check may say PORTAL a little longer); a page that needs a
+                // browser, or a network left, gives it back.
+                const inUse = ['evaluating', 'authenticating', 'authenticated', 'maintaining'].includes(iface.status.State);
+                const browser = iface.signInForm?.kind === 'browser';
+                if (s.signing || (s.signedIn && inUse && !browser))
+                    continue;
+                // A page that needs a browser: Shell's prompt now. A network left (or signed in
+                // and then left): Shell's own look at the connection going decides.
+                this._endSignIn(iface.path, browser);
+                continue;
+            }
+            if (!s) {
+                s = {device: iface.device, form: null, dialog: null, signing: false, signedIn: false, dismissed: null};
+                this._signIns.set(iface.path, s);
+            }
+            // The user chose Shell's prompt for this form: not asked again until the page changes.
+            if (s.dismissed === formKey(form))
+                continue;
+            if (!s.dialog) {
+                this._openSignIn(iface.path, s, form);
+            } else if (!s.signing && formKey(form) !== formKey(s.form)) {
+                s.form = form;
+                s.dialog.setForm(form);
+            } else if (!s.signing && form.message !== s.form.message) {
+                s.form = form;
+                s.dialog.showMessage(form.message ? resultText('rejected', form.message) : '');
+            }
+            s.dialog?.setTitle(this._title(s.device));
+        }
+    }
+
+    _title(devicePath) {
+        return this._titles.get(devicePath) || (this._toggle ? this._shell.toggleName(this._toggle) : '') || 'Wi-Fi network';
+    }
+
+    _openSignIn(path, s, form) {
+        s.form = form;
+        s.signedIn = false;
+        this._prompts.hold(s.device);
+        const dialog = new SignInDialog(this._shell.dialogModules(), {
+            signIn: (values, remember) => this._signIn(path, s, values, remember),
+            cancel: () => this._dismiss(path, s, false),
+            browser: () => this._dismiss(path, s, true),
+        });
+        s.dialog = dialog;
+        if (!dialog.open(this._title(s.device), form)) {
+            // Another modal holds the keyboard: Shell's own prompt, as without this extension.
+            s.dialog = null;
+            this._dismiss(path, s, false);
+        }
+    }
+
+    /** Cancel, Open in browser or a page that needs one: Shell's prompt is back for this form. */
+    _dismiss(path, s, openBrowser) {
+        if (this._signIns.get(path) !== s)
+            return;
+        s.dismissed = s.form ? formKey(s.form) : null;
+        const dialog = s.dialog;
+        s.dialog = null;
+        dialog?.close();
+        this._prompts.release(s.device, openBrowser);
+    }
+
+    /** Ends the sign-in on `path`: its dialog closes; `resync` asks Shell to prompt now. */
+    _endSignIn(path, resync) {
+        const s = this._signIns.get(path);
+        if (!s)
+            return;
+        this._signIns.delete(path);
+        const dialog = s.dialog;
+        s.dialog = null;
+        dialog?.close();
+        this._prompts?.release(s.device, false, resync);
+    }
+
+    async _signIn(path, s, values, remember) {
+        const daemon = this._daemon;
+        const form = s.form;
+        s.signing = true;
+        s.dialog?.setBusy(true);
+        let result, message;
+        try {
+            // allow-plain-http only for a form whose dialog said it sends in plain http: the user
+            // accepted that by pressing Sign in there.
+            [result, message] = await daemon.signIn(path, signInValues(form, values), {remember, allowPlainHttp: form.plainHttp});
+        } catch (e) {
+            if (e.matches?.(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED))
+                return;
+            result = 'error';
+            message = e.message;
+        }
+        s.signing = false;
+        if (this._signIns.get(path) !== s || this._daemon !== daemon)
+            return;
+        const iface = daemon.interfaces.find(i => i.path === path);
+        switch (result) {
+        case 'signed-in':
+            s.signedIn = true;
+            s.dialog?.close();
+            s.dialog = null;
+            break;
+        case 'needs-browser':
+            this._dismiss(path, s, false);
+            break;
+        case 'form-changed': {
+            const changed = formFrom(iface?.signInForm);
+            if (!changed) {
+                this._dismiss(path, s, false);
+                break;
+            }
+            s.form = changed;
+            s.dialog?.setBusy(false);
+            s.dialog?.setForm(changed);
+            s.dialog?.showMessage(resultText(result, message));
+            break;
+        }
+        default:
+            s.dialog?.setBusy(false);
+            s.dialog?.showMessage(resultText(result, message));
+        }
+        this._sync();
     }
 
     /** Shows `text` on a row, and again whenever Shell rewrites the row's name. */

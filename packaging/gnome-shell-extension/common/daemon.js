@@ -7,6 +7,7 @@
 // again. Nothing is polled. GetScanList carries no passwords (only has-password).
 
 import Gio from 'gi://Gio';
+import GLib from 'gi://GLib';
 
 const BUS_NAME = 'org.freedesktop.NetworkManager.HotspotHelper';
 const MANAGER_PATH = '/org/freedesktop/NetworkManager/HotspotHelper';
@@ -47,7 +48,9 @@ export class HotspotDaemon {
      * `failed`: the last sign-in on it failed, and no join began since (the daemon leaves a
      * network whose sign-in failed, so its State is back to inactive at once; its Reason stays).
      *
-     * @returns {Array<{path: string, device: string, status: object, failed: boolean, scanList: Array<object>}>}
+     * `signInForm`: the SignInForm property, unpacked ({} when no sign-in waits for the user).
+     *
+     * @returns {Array<{path: string, device: string, status: object, failed: boolean, scanList: Array<object>, signInForm: object}>}
      */
     get interfaces() {
         return [...this._interfaces.entries()]
@@ -58,12 +61,69 @@ export class HotspotDaemon {
                 status: {
                     State: this._string(entry.proxy, 'State'),
                     Helper: this._string(entry.proxy, 'Helper'),
+                    BuiltIn: this._builtIn(this._string(entry.proxy, 'Helper')),
                     Reason: this._string(entry.proxy, 'Reason'),
                     Connectivity: this._string(entry.proxy, 'Connectivity'),
                 },
                 failed: entry.failed,
                 scanList: entry.scanList,
+                signInForm: this._dict(entry.proxy, 'SignInForm'),
             }));
+    }
+
+    /**
+     * Whether the helper called `name` is one of the daemon's own (the manager's Helpers says
+     * commands-via "daemon"): its name ("Known Networks", "Portal") is the daemon's, not the
+     * network's, and the header says who signed in in other words.
+     *
+     * @param {string} name - an interface's Helper
+     * @returns {boolean}
+     */
+    _builtIn(name) {
+        if (!name || !this._manager)
+            return false;
+        const helpers = this._manager.get_cached_property('Helpers')?.recursiveUnpack() ?? [];
+        return Array.isArray(helpers) && helpers.some(h => h?.['display-name'] === name && h?.['commands-via'] === 'daemon');
+    }
+
+    _dict(proxy, name) {
+        const value = proxy.get_cached_property(name);
+        return value?.is_of_type(new GLib.VariantType('a{sv}')) ? value.recursiveUnpack() : {};
+    }
+
+    /**
+     * Calls the interface's SignIn with `values` ({name: ['s'|'b', value]}) and `options`
+     * (remember, allow-plain-http). Resolves to [result, message]; rejects with the daemon's
+     * error (its message is in the user's words and carries no value).
+     *
+     * @param {string} path - the interface's object path
+     * @param {Object<string, Array>} values - from signInValues()
+     * @param {{remember: boolean, allowPlainHttp: boolean}} options - SignIn's options
+     * @returns {Promise<Array<string>>}
+     */
+    signIn(path, values, options) {
+        const proxy = this._interfaces.get(path)?.proxy;
+        if (!proxy)
+            return Promise.reject(new Error('hotspot-helperd is not running'));
+        const v = {};
+        for (const [name, [type, value]] of Object.entries(values))
+            v[name] = type === 'b' ? GLib.Variant.new_boolean(value) : GLib.Variant.new_string(value);
+        const args = new GLib.Variant('(a{sv}a{sv})', [v, {
+            'remember': GLib.Variant.new_boolean(options.remember),
+            'allow-plain-http': GLib.Variant.new_boolean(options.allowPlainHttp),
+        }]);
+        return new Promise((resolve, reject) => {
+            // No time limit but D-Bus's own: a portal can take a while to answer a sign-in.
+            proxy.call('SignIn', args, Gio.DBusCallFlags.NONE, -1, this._cancellable, (p, result) => {
+                try {
+                    resolve(p.call_finish(result).deepUnpack());
+                } catch (e) {
+                    if (e instanceof GLib.Error)
+                        Gio.DBusError.strip_remote_error(e);
+                    reject(e);
+                }
+            });
+        });
     }
 
     _string(proxy, name) {
@@ -90,6 +150,8 @@ export class HotspotDaemon {
                 this._managerId = manager.connect('g-properties-changed', (_p, changed) => {
                     if (changed.lookup_value('Interfaces', null))
                         this._syncInterfaces();
+                    else if (changed.lookup_value('Helpers', null))
+                        this._changed();
                 });
                 this._syncInterfaces();
             });

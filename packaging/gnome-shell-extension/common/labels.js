@@ -54,24 +54,33 @@ export function rowLabels(scanList, ssidText) {
  * What the Wi-Fi menu's header says about the daemon's work on the current network, in plain
  * words, or '' for nothing (Shell's own header stays).
  *
- * @param {{State: string, Helper: string, Reason: string, Connectivity: string}} status - an
- *   interface's properties (daemon text, shown as plain text only)
+ * A helper of the daemon's own (`BuiltIn`: a profile the administrator wrote, a sign-in the user
+ * asked to remember, a click-through portal) is not named: its name ("Known Networks",
+ * "Portal") says nothing to the user. The network's name a profile gives (`networkName`, its
+ * display name in the scan list) is said instead, or "automatically".
+ *
+ * @param {{State: string, Helper: string, Reason: string, Connectivity: string, BuiltIn: boolean}} status -
+ *   an interface's properties (daemon text, shown as plain text only)
+ * @param {string} networkName - the display name the scan list gives the current network, or ''
  * @returns {string}
  */
-export function subtitleFor(status) {
+export function subtitleFor(status, networkName = '') {
+    const builtIn = status.BuiltIn === true;
     const helper = status.Helper ?? '';
+    // Who signs in, as the user reads it: the helper, or for the daemon's own the network.
+    const who = builtIn ? (networkName && networkName !== helper ? networkName : '') : helper;
     const reason = status.Reason ?? '';
     const offline = ['none', 'limited', 'portal'].includes(status.Connectivity);
     switch (status.State) {
     case 'evaluating':
         return 'Signing in…';
     case 'authenticating':
-        return helper ? `Signing in with ${helper}…` : 'Signing in…';
+        return who ? `Signing in with ${who}…` : 'Signing in…';
     case 'presenting-ui':
-        return helper ? `${helper} needs you to sign in` : 'This network needs you to sign in';
+        return who ? `${who} needs you to sign in` : 'This network needs you to sign in';
     case 'authenticated':
     case 'maintaining': {
-        const signedIn = helper ? `Signed in by ${helper}` : 'Signed in';
+        const signedIn = who ? `Signed in by ${who}` : builtIn ? 'Signed in automatically' : 'Signed in';
         return offline ? `${signedIn}, no internet yet` : signedIn;
     }
     case 'logging-off':

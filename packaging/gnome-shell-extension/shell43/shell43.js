@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 OR GPL-2.0-or-later
-/* exported whenToggle, wirelessDevices, networkRows, menuBoxes, childAddedSignal, headerOf, toggleName, setToggleName, watchToggleName */
+/* exported whenToggle, wirelessDevices, networkRows, menuBoxes, childAddedSignal, headerOf, toggleName, setToggleName, watchToggleName, networkIndicator, dialogModules */
 'use strict';
 
 // Every private field of GNOME Shell 43's quick settings this extension touches, and nothing
@@ -127,4 +127,28 @@ function setToggleName(toggle, text) {
 function watchToggleName(toggle, changed) {
     const id = toggle.connect('notify::label', changed);
     return () => toggle.disconnect(id);
+}
+
+/**
+ * Shell's network indicator, which prompts for captive portals (`_syncConnectivity`,
+ * `_connectivityQueue`), or null without NetworkManager.
+ *
+ * @returns {?object}
+ */
+function networkIndicator() {
+    return Main.panel.statusArea.quickSettings?._network ?? null;
+}
+
+/**
+ * The Shell modules the sign-in dialog is built of, as Shell 43 names them.
+ *
+ * @returns {{ModalDialog: object, Dialog: object, CheckBox: object, ShellEntry: object}}
+ */
+function dialogModules() {
+    return {
+        ModalDialog: imports.ui.modalDialog,
+        Dialog: imports.ui.dialog,
+        CheckBox: imports.ui.checkBox,
+        ShellEntry: imports.ui.shellEntry,
+    };
 }

@@ -12,7 +12,11 @@
 import Clutter from 'gi://Clutter';
 import GObject from 'gi://GObject';
 import NM from 'gi://NM';
+import * as CheckBox from 'resource:///org/gnome/shell/ui/checkBox.js';
+import * as Dialog from 'resource:///org/gnome/shell/ui/dialog.js';
 import * as Main from 'resource:///org/gnome/shell/ui/main.js';
+import * as ModalDialog from 'resource:///org/gnome/shell/ui/modalDialog.js';
+import * as ShellEntry from 'resource:///org/gnome/shell/ui/shellEntry.js';
 
 function quickSettingsToggle() {
     return Main.panel.statusArea.quickSettings?._network?._wirelessToggle ?? null;
@@ -168,4 +172,23 @@ export function setToggleName(toggle, text) {
 export function watchToggleName(toggle, changed) {
     const id = toggle.connect('notify::subtitle', changed);
     return () => toggle.disconnect(id);
+}
+
+/**
+ * Shell's network indicator, which prompts for captive portals (45-46: `_syncConnectivity`,
+ * `_connectivityQueue`; 47+: `_portalHandler`), or null until Shell made it.
+ *
+ * @returns {?object}
+ */
+export function networkIndicator() {
+    return Main.panel.statusArea.quickSettings?._network ?? null;
+}
+
+/**
+ * The Shell modules the sign-in dialog is built of.
+ *
+ * @returns {{ModalDialog: object, Dialog: object, CheckBox: object, ShellEntry: object}}
+ */
+export function dialogModules() {
+    return {ModalDialog, Dialog, CheckBox, ShellEntry};
 }

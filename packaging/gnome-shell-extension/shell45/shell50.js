@@ -7,7 +7,8 @@
 
 import {networkRows as rowsOf} from './shell45.js';
 
-export {whenToggle, wirelessDevices, menuBoxes, childAddedSignal, headerOf, toggleName, setToggleName, watchToggleName} from './shell45.js';
+export {whenToggle, wirelessDevices, menuBoxes, childAddedSignal, headerOf, toggleName, setToggleName, watchToggleName,
+    networkIndicator, dialogModules} from './shell45.js';
 
 /**
  * The rows of a device item as [network, row] pairs (Shell 50: its _itemSorter).
