@@ -93,6 +93,9 @@ public struct PortalSimulatorConfiguration: Sendable, Hashable {
     public var splashPort: UInt16?
     /// get-forms: the second page asks for a name and an e-mail address.
     public var detailsForm = false
+    /// A slow router in front of the portal (``SlowRouterSettings``): one request at a time,
+    /// each answered seconds late, interception starting a while after the first packet. Nil: none.
+    public var slowRouter: SlowRouterSettings?
 
     /// A configuration; every mode works with the defaults.
     public init(mode: PortalMode = .clickThrough, wisprVersion: Int = 1, username: String = "user", password: String = "secret",
