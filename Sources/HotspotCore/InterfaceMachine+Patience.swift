@@ -5,12 +5,13 @@ extension InterfaceMachine {
     /// The daemon saw a portal: with no helper signed in, the helpers are asked again (a portal
     /// that intercepted only after the join's evaluation, or that a slow gateway hid from it).
     mutating func portalDetected(now: Instant, context: inout CoreContext, effects: inout [HotspotEffect]) {
+        let waiting = isWaitingForVerdict
         association?.awaitingVerdict = false
-        guard state == .authenticated || isWaitingForVerdict, let current = association, current.chosenHelper == nil,
+        guard state == .authenticated || waiting, let current = association, current.chosenHelper == nil,
             current.lateEvaluations < Self.lateEvaluationLimit
         else {
             // A join that waited for this verdict and may not be evaluated again is no longer pending.
-            if isWaitingForVerdict { enterAuthenticatedWithoutHelper(now: now, context: &context, effects: &effects) }
+            if waiting { enterAuthenticatedWithoutHelper(now: now, context: &context, effects: &effects) }
             return
         }
         association?.lateEvaluations += 1
