@@ -92,6 +92,11 @@ public struct ConnectivitySchedule: Sendable, Hashable {
         nextCheck = min(nextCheck, now + delay)
     }
 
+    /// The next check comes no sooner than `instant` (a slow gateway busy with a sign-in).
+    public mutating func postpone(until instant: Duration) {
+        nextCheck = max(nextCheck, instant)
+    }
+
     /// Whether a check is due at `now`.
     public func isDue(at now: Duration) -> Bool { now >= nextCheck }
 }

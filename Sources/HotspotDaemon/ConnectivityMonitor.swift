@@ -53,6 +53,10 @@ actor ConnectivityMonitor {
         /// The lead probe of an unsettled link, in flight; it may be an earlier check's, whose
         /// answer counts when it comes.
         var lead: (task: Task<ProbeVerdict, Never>, started: ContinuousClock.Instant)?
+        /// The gateway was slow (a lead answered late or not within the limit): until the link is
+        /// online, checks send the lead probe alone and come no sooner than `limit` apart, so the
+        /// helpers' sign-in requests do not queue behind probes.
+        var slow = false
     }
     private var links: [String: Link] = [:]
     private let origin = ContinuousClock.now
@@ -219,14 +223,25 @@ actor ConnectivityMonitor {
         }
     }
 
+    /// Whether a check of the link sends the lead probe alone: until the join has its verdict,
+    /// and while a slow gateway has not let the link online.
+    func needsLead(_ interface: String) -> Bool {
+        guard let link = links[interface] else { return false }
+        return !link.settled || (link.slow && link.schedule.published != .online)
+    }
+
     /// Whether an unsettled link's lead probe is still out.
     func leadInFlight(_ interface: String) -> Bool { links[interface]?.lead != nil }
 
     /// Whether the link's join has its verdict (``Link/settled``).
     func isSettled(_ interface: String) -> Bool { links[interface]?.settled ?? true }
 
-    /// How long a request on the link may wait for an answer: longer once its gateway was slow.
-    func answerLimit(_ interface: String) -> Duration { links[interface]?.limit ?? settings.probeTimeout }
+    /// How long a request on the link may wait for an answer: the cap once its gateway was slow
+    /// (a sign-in page may queue behind one probe at a gateway serving one request at a time).
+    func answerLimit(_ interface: String) -> Duration {
+        guard let link = links[interface] else { return settings.probeTimeout }
+        return link.slow ? slowAnswerCap : link.limit
+    }
 
     /// Check again soon (after a sign-in or a maintain): backoff restarts.
     func recheckSoon(_ interface: String) {
@@ -295,7 +310,7 @@ actor ConnectivityMonitor {
         // request at a time is not sent a burst, and its late answer counts. The RFC 8908 API,
         // when there is one, decides instead.
         let once: @Sendable () async -> ProbeVerdict = { [weak self] in
-            guard let self, capport == nil, await !self.isSettled(interface) else { return await full() }
+            guard let self, capport == nil, await self.needsLead(interface) else { return await full() }
             return await self.leadCheck(interface, bind: bind, dns: dns, full: full)
         }
         // Refused or timed out in the join's first seconds: checked again until something definite
@@ -320,9 +335,12 @@ actor ConnectivityMonitor {
         links[interface]?.last = (verdict, ContinuousClock.now)
         let settled = settledAfter(interface, verdict)
         links[interface]?.schedule.record(verdict.state, at: elapsed, unsettled: !settled)
-        if !settled, links[interface]?.lead != nil {
+        if links[interface]?.lead != nil {
             // The lead is still out: the next check waits for its answer, it sends nothing.
             links[interface]?.schedule.checkAgain(after: .milliseconds(500), at: elapsed)
+        } else if let link = links[interface], link.slow, verdict.state != .online {
+            // A slow gateway serving a sign-in is not sent a probe every second.
+            links[interface]?.schedule.postpone(until: elapsed + link.limit * 3)
         }
         let published = links[interface]?.schedule.published ?? verdict.state
         if let id = links[interface]?.id {
@@ -392,6 +410,7 @@ extension ConnectivityMonitor {
             let waited = ContinuousClock.now - lead.started
             let next = min(link.limit * 2, slowAnswerCap)
             links[interface]?.limit = next
+            links[interface]?.slow = true
             log("\(interface): no answer from the gateway after \(Self.shown(waited)); waiting for the probe in flight (up to \(Self.shown(slowAnswerCap))) rather than sending more, next wait \(Self.shown(next))")
             return ProbeVerdict(state: .none, reason: .timeout, results: [], successes: 0, total: 1, elapsed: waited)
         }
@@ -400,6 +419,7 @@ extension ConnectivityMonitor {
         if answer.state != .none, took > settings.probeTimeout / 2 {
             // A slow gateway: what follows (the sign-in's pages) gets as long as this answer took, twice.
             links[interface]?.limit = min(max(link.limit, took * 2), slowAnswerCap)
+            links[interface]?.slow = true
         }
         if answer.state != .none || took > settings.probeTimeout {
             log("\(interface): the gateway answered the lead probe after \(Self.shown(took)): \(answer.state.rawValue) (\(UntrustedText.forLog("\(answer.reason)")))")
