@@ -57,6 +57,9 @@ actor ConnectivityMonitor {
         /// online, checks send the lead probe alone and come no sooner than `limit` apart, so the
         /// helpers' sign-in requests do not queue behind probes.
         var slow = false
+        /// The last lead was waited for to the cap and never answered: that wait was the spacing,
+        /// the next lead goes out at once rather than after the backoff.
+        var leadTimedOut = false
     }
     private var links: [String: Link] = [:]
     private let origin = ContinuousClock.now
@@ -335,11 +338,15 @@ actor ConnectivityMonitor {
         links[interface]?.last = (verdict, ContinuousClock.now)
         let settled = settledAfter(interface, verdict)
         links[interface]?.schedule.record(verdict.state, at: elapsed, unsettled: !settled)
-        if links[interface]?.lead != nil {
+        if !settled, links[interface]?.leadTimedOut == true {
+            links[interface]?.leadTimedOut = false
+            links[interface]?.schedule.checkAgain(after: .milliseconds(500), at: elapsed)
+        } else if links[interface]?.lead != nil {
             // The lead is still out: the next check waits for its answer, it sends nothing.
             links[interface]?.schedule.checkAgain(after: .milliseconds(500), at: elapsed)
-        } else if let link = links[interface], link.slow, verdict.state != .online {
-            // A slow gateway serving a sign-in is not sent a probe every second.
+        } else if let link = links[interface], link.slow, settled, verdict.state != .online {
+            // A slow gateway whose portal is known (the helpers are signing in) is not sent a
+            // probe every second; before the verdict, checks follow the join's backoff.
             links[interface]?.schedule.postpone(until: elapsed + link.limit * 3)
         }
         let published = links[interface]?.schedule.published ?? verdict.state
@@ -416,13 +423,15 @@ extension ConnectivityMonitor {
         }
         if links[interface]?.lead?.task == lead.task { links[interface]?.lead = nil }
         let took = ContinuousClock.now - lead.started
+        if answer.state == .none, answer.reason == .timeout { links[interface]?.leadTimedOut = true }
         if answer.state != .none, took > settings.probeTimeout / 2 {
             // A slow gateway: what follows (the sign-in's pages) gets as long as this answer took, twice.
             links[interface]?.limit = min(max(link.limit, took * 2), slowAnswerCap)
             links[interface]?.slow = true
         }
         if answer.state != .none || took > settings.probeTimeout {
-            log("\(interface): the gateway answered the lead probe after \(Self.shown(took)): \(answer.state.rawValue) (\(UntrustedText.forLog("\(answer.reason)")))")
+            let what = answer.state == .none ? "the lead probe ended" : "the gateway answered the lead probe"
+            log("\(interface): \(what) after \(Self.shown(took)): \(answer.state.rawValue) (\(UntrustedText.forLog("\(answer.reason)")))")
         }
         guard answer.state == .online else { return answer }
         return await full()

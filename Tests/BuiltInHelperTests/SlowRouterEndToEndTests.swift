@@ -49,6 +49,9 @@ extension DaemonEndToEnd {
             try await s.waitFor(state: "authenticated", connectivity: "full", timeout: safetyNet)
             let took = ContinuousClock.now - joined
             seen.cancel()
+            // What the daemon did at the gateway, hop by hop (for the record; asserted below).
+            print(s.daemon.log.split(separator: "\n").filter { $0.contains("wlan0") && !$0.contains(" debug ") }.joined(separator: "\n"))
+            print(s.sim.events().map { String(format: "%6.1f s  %@ %@ %@", $0.time, $0.kind, $0.path, $0.detail) }.joined(separator: "\n"))
             let events = s.sim.events()
             let signIn = events.firstIndex { $0.kind == signedIn } ?? events.count
             let waits = events[..<signIn].filter { $0.kind == "slow-router-wait" }.count
