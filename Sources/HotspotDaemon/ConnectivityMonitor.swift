@@ -50,8 +50,8 @@ actor ConnectivityMonitor {
         /// How long a check of this link waits for a probe's answer: the probe timeout at first,
         /// doubled after each timeout while unsettled, up to ``ConnectivityMonitor/slowAnswerCap``.
         var limit: Duration
-        /// The lead probe of an unsettled link, in flight; it may be an earlier check's, whose
-        /// answer counts when it comes.
+        /// The lead probe of the link (unsettled, or slow and not online), in flight; it may be an
+        /// earlier check's, whose answer counts when it comes.
         var lead: (task: Task<ProbeVerdict, Never>, started: ContinuousClock.Instant)?
         /// The gateway was slow (a lead answered late or not within the limit): until the link is
         /// online, checks send the lead probe alone and come no sooner than `limit` apart, so the
@@ -309,9 +309,10 @@ actor ConnectivityMonitor {
             bothFamilies ? await checker.checkBothFamilies(interface: bind, dnsServers: dns, capport: capport)
                          : await checker.check(interface: bind, dnsServers: dns, capport: capport)
         }
-        // Until the join has a verdict, one probe leads (SlowGateway): a gateway that serves one
-        // request at a time is not sent a burst, and its late answer counts. The RFC 8908 API,
-        // when there is one, decides instead.
+        // Until the join has a verdict (and while a slow gateway keeps the link behind its portal),
+        // one probe leads (docs/CONNECTIVITY.md, "Gateways slower than the probes"): a gateway
+        // that serves one request at a time is not sent a burst, and its late answer counts. The
+        // RFC 8908 API, when there is one, decides instead.
         let once: @Sendable () async -> ProbeVerdict = { [weak self] in
             guard let self, capport == nil, await self.needsLead(interface) else { return await full() }
             return await self.leadCheck(interface, bind: bind, dns: dns, full: full)

@@ -96,7 +96,7 @@ final class SlowRouterGate: Sendable {
             }
             var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             inet_ntop(AF_INET, &peer.sin_addr, &text, socklen_t(INET_ADDRSTRLEN))
-            let client = String(cString: text)
+            let client = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let now = ContinuousClock.now
             let first = state.withLock { s -> ContinuousClock.Instant in
                 if let t = s.firstSeen[client] { return t }
