@@ -296,10 +296,7 @@ actor ConnectivityMonitor {
             // Let the check's owner record it before looking again.
             if links[interface]?.inflight?.task == running.task { await Task.yield() }
         }
-        // A slow gateway's verdict stays good for as long as its answers take: asking again would
-        // queue one more request in front of the helper's sign-in pages.
-        let reuse: Duration = links[interface]?.slow == true ? slowAnswerCap : .seconds(2)
-        if !fresh, let last = links[interface]?.last, ContinuousClock.now - last.at < reuse { return last.verdict }
+        if !fresh, let last = links[interface]?.last, ContinuousClock.now - last.at < .seconds(2) { return last.verdict }
         if let discovery = links[interface]?.discovery { await discovery.value }
         let capport = links[interface]?.capport
         let bind = settings.bindInterface ? interface : nil

@@ -85,7 +85,8 @@ final class SlowDNSRelay: Sendable {
     private let fd: Int32
 
     init(to upstream: UInt16, delay: Double) throws {
-        fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        self.fd = fd
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
