@@ -239,11 +239,13 @@ actor ConnectivityMonitor {
     /// Whether the link's join has its verdict (``Link/settled``).
     func isSettled(_ interface: String) -> Bool { links[interface]?.settled ?? true }
 
-    /// How long a request on the link may wait for an answer: the cap once its gateway was slow
-    /// (a sign-in page may queue behind one probe at a gateway serving one request at a time).
+    /// How long a request on the link may wait for an answer: twice the cap once its gateway was
+    /// slow — at a gateway serving one request at a time a sign-in page may queue behind one of
+    /// our probes and one of NetworkManager's own checks (the lab saw an accept abandoned at 20 s
+    /// that the gateway then carried out).
     func answerLimit(_ interface: String) -> Duration {
         guard let link = links[interface] else { return settings.probeTimeout }
-        return link.slow ? slowAnswerCap : link.limit
+        return link.slow ? slowAnswerCap * 2 : link.limit
     }
 
     /// Check again soon (after a sign-in or a maintain): backoff restarts.
