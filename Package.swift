@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "hotspot-portal-sim", targets: ["hotspot-portal-sim"]),
         .executable(name: "dbus-benchmark", targets: ["dbus-benchmark"]),
         .executable(name: "codec-benchmark", targets: ["codec-benchmark"]),
+        .executable(name: "slow-gateway-benchmark", targets: ["slow-gateway-benchmark"]),
         // Desktop and distribution: the command line and the session agent.
         .executable(name: "hotspotctl", targets: ["hotspotctl"]),
         .executable(name: "hotspot-helper-agent", targets: ["hotspot-helper-agent"]),
@@ -127,6 +128,8 @@ let package = Package(
         ], path: "Benchmarks/daemon-benchmark", swiftSettings: strict),
         .executableTarget(name: "profiles-benchmark", dependencies: ["BenchKit", "BuiltInHelpers", "HotspotCore", "HotspotTesting"], path: "Benchmarks/profiles-benchmark", swiftSettings: strict),
         .executableTarget(name: "dbus-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "HotspotTesting", "ProgramSupport"], path: "Benchmarks/dbus-benchmark",
+                          swiftSettings: strict),
+        .executableTarget(name: "slow-gateway-benchmark", dependencies: ["HotspotTesting", "PortalSimulator"], path: "Benchmarks/slow-gateway-benchmark",
                           swiftSettings: strict),
         .executableTarget(name: "codec-benchmark", dependencies: ["BenchKit", "DBus", "CDBus", "HotspotCore", "HotspotProtocol"], path: "Benchmarks/codec-benchmark", swiftSettings: strict),
 

@@ -9,6 +9,8 @@
 /// - While not online, or doubting, checks back off: `initialDelay`, doubling while the observed
 ///   state stays the same, capped at `interval`. A change of observed state resets it.
 /// - While online, checks come every `interval`.
+/// - A join without its verdict yet (`unsettled`) backs off to `unsettledCap` at most (30 s), not
+///   to the interval: "no answer" from a gateway that is still slow is looked at again soon.
 public struct ConnectivitySchedule: Sendable, Hashable {
     /// The tuning.
     public struct Configuration: Sendable, Hashable {
@@ -18,6 +20,8 @@ public struct ConnectivitySchedule: Sendable, Hashable {
         public var initialDelay: Duration
         /// The periodic interval, and the backoff's cap.
         public var interval: Duration
+        /// The backoff's cap while the join has no verdict.
+        public var unsettledCap: Duration = .seconds(30)
 
         /// A configuration (defaults: 2 failures, 1 s doubling to 300 s, like NetworkManager).
         public init(failuresBeforeLeavingOnline: Int = 2, initialDelay: Duration = .seconds(1), interval: Duration = .seconds(300)) {
@@ -48,7 +52,7 @@ public struct ConnectivitySchedule: Sendable, Hashable {
 
     /// Records a verdict's state observed at `now`; returns true when the published state changed.
     @discardableResult
-    public mutating func record(_ state: ProbeVerdict.State, at now: Duration) -> Bool {
+    public mutating func record(_ state: ProbeVerdict.State, at now: Duration, unsettled: Bool = false) -> Bool {
         let before = published
         let previousObserved = observed
         observed = state
@@ -69,6 +73,7 @@ public struct ConnectivitySchedule: Sendable, Hashable {
             } else {
                 currentDelay = min(currentDelay * 2, configuration.interval)
             }
+            if unsettled { currentDelay = min(currentDelay, configuration.unsettledCap) }
             nextCheck = now + currentDelay
         }
         return before != published
@@ -79,6 +84,17 @@ public struct ConnectivitySchedule: Sendable, Hashable {
     public mutating func recheckSoon(at now: Duration) {
         currentDelay = configuration.initialDelay
         nextCheck = now
+    }
+
+    /// The next check comes `delay` after `now`, the backoff unchanged (a probe still in flight
+    /// is waited for by the next check rather than followed by a new one).
+    public mutating func checkAgain(after delay: Duration, at now: Duration) {
+        nextCheck = min(nextCheck, now + delay)
+    }
+
+    /// The next check comes no sooner than `instant` (a slow gateway busy with a sign-in).
+    public mutating func postpone(until instant: Duration) {
+        nextCheck = max(nextCheck, instant)
     }
 
     /// Whether a check is due at `now`.

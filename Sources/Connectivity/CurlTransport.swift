@@ -26,7 +26,7 @@ public enum HTTPTransfer {
     /// Performs `request` on the calling thread. Only for threads that may block.
     static func performBlocking(_ request: HTTPRequestSpec, options: TransferOptions,
                                 isCancelled: @escaping @Sendable () -> Bool = { false }) -> Result<HTTPAnswer, TransferError> {
-        let sink = TransferSink(cap: options.maxBodyBytes, isCancelled: isCancelled)
+        let sink = TransferSink(cap: options.maxBodyBytes, lowSpeed: options, isCancelled: isCancelled)
         return runCurl(request, options: options, sink: sink)
     }
 
@@ -52,8 +52,10 @@ public enum HTTPTransfer {
             if let fixed = options.staticHosts[parts.host] {
                 resolveEntries.append(curlResolveEntry(host: parts.host, port: parts.port, addresses: fixed))
             } else if !options.dnsServers.isEmpty {
+                // The link's DNS gets the connect bound: a slow gateway's resolver is waited for as
+                // long as its HTTP server would be.
                 switch LinkDNSResolver.resolve(host: parts.host, servers: options.dnsServers, interface: options.interface,
-                                               timeout: min(options.connectTimeout, .seconds(3))) {
+                                               timeout: options.connectTimeout) {
                 case .success(let all):
                     let addresses = options.addressFamily.map { f in all.filter { IPAddress.isIPv6($0) == (f == .ipv6) } } ?? all
                     guard !addresses.isEmpty else {
@@ -99,8 +101,6 @@ public enum HTTPTransfer {
         check(hotspot_curl_setopt_long(h, CURLOPT_FRESH_CONNECT, 1), "CURLOPT_FRESH_CONNECT")
         check(hotspot_curl_setopt_long(h, CURLOPT_TIMEOUT_MS, milliseconds(options.timeout)), "CURLOPT_TIMEOUT_MS")
         check(hotspot_curl_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(options.connectTimeout)), "CURLOPT_CONNECTTIMEOUT_MS")
-        check(hotspot_curl_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedBytesPerSecond), "CURLOPT_LOW_SPEED_LIMIT")
-        check(hotspot_curl_setopt_long(h, CURLOPT_LOW_SPEED_TIME, max(1, milliseconds(options.lowSpeedTime) / 1000)), "CURLOPT_LOW_SPEED_TIME")
         check(hotspot_curl_setopt_str(h, CURLOPT_USERAGENT, options.userAgent), "CURLOPT_USERAGENT")
         check(hotspot_curl_setopt_str(h, CURLOPT_ACCEPT_ENCODING, nil), "CURLOPT_ACCEPT_ENCODING")
         if let interface = options.interface {
@@ -142,8 +142,13 @@ public enum HTTPTransfer {
         }, "CURLOPT_HEADERFUNCTION")
         check(hotspot_curl_setopt_ptr(h, CURLOPT_HEADERDATA, context.toOpaque()), "CURLOPT_HEADERDATA")
         check(hotspot_curl_setopt_long(h, CURLOPT_NOPROGRESS, 0), "CURLOPT_NOPROGRESS")
-        check(hotspot_curl_setopt_xferinfo(h) { user, _, _, _, _ in
-            Unmanaged<TransferSink>.fromOpaque(user!).takeUnretainedValue().isCancelled() ? 1 : 0
+        // The low-speed limit is the sink's, not libcurl's: libcurl's counts the wait for the first
+        // byte too, so a gateway that takes 8 s to answer would end as a "timeout" after 2 s
+        // whatever the transfer's own limit. Waiting for the answer is bounded by `timeout`;
+        // once it has started, a trickle (slow-loris) is cut off as before.
+        check(hotspot_curl_setopt_xferinfo(h) { user, _, dlnow, _, _ in
+            let sink = Unmanaged<TransferSink>.fromOpaque(user!).takeUnretainedValue()
+            return sink.isCancelled() || sink.tooSlow(received: Int(dlnow)) ? 1 : 0
         }, "CURLOPT_XFERINFOFUNCTION")
         check(hotspot_curl_setopt_ptr(h, CURLOPT_XFERINFODATA, context.toOpaque()), "CURLOPT_XFERINFODATA")
         if let refused { return .failure(TransferError(.invalidRequest, "cannot set \(refused); nothing was sent")) }
@@ -160,6 +165,9 @@ public enum HTTPTransfer {
         let (bodyData, truncated, headers) = sink.snapshot()
         if code == CURLE_OK || (code == CURLE_WRITE_ERROR && truncated) {
             return .success(HTTPAnswer(status: status, headers: headers, body: bodyData, bodyTruncated: truncated, url: request.url))
+        }
+        if code == CURLE_ABORTED_BY_CALLBACK, !sink.isCancelled(), sink.wasTooSlow {
+            return .failure(TransferError(.timeout, "the answer came slower than \(options.lowSpeedBytesPerSecond) bytes/s for \(options.lowSpeedTime)"))
         }
         return .failure(TransferError(kind(of: code, cancelled: sink.isCancelled()), message))
     }
@@ -215,15 +223,45 @@ final class TransferSink: Sendable {
         var truncated = false
         var headers: [HTTPField] = []
         var cancelled = false
+        /// Whether any of the answer has arrived (its status line).
+        var answering = false
+        /// Where the current low-speed window began: when, and the body bytes then.
+        var window: (start: ContinuousClock.Instant, bytes: Int)?
+        var tooSlow = false
     }
     private let state = Mutex(State())
     private let cap: Int
+    private let lowSpeedBytesPerSecond: Int
+    private let lowSpeedTime: Duration
     private let externalCancel: @Sendable () -> Bool
 
-    init(cap: Int, isCancelled: @escaping @Sendable () -> Bool = { false }) {
+    init(cap: Int, lowSpeed options: TransferOptions = TransferOptions(), isCancelled: @escaping @Sendable () -> Bool = { false }) {
         self.cap = cap
+        self.lowSpeedBytesPerSecond = options.lowSpeedBytesPerSecond
+        self.lowSpeedTime = options.lowSpeedTime
         self.externalCancel = isCancelled
     }
+
+    /// The low-speed limit, counted from the first byte of the answer: true (stop) when fewer
+    /// than `lowSpeedBytesPerSecond × lowSpeedTime` body bytes came in a window of `lowSpeedTime`.
+    func tooSlow(received: Int, now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { s in
+            guard s.answering, lowSpeedBytesPerSecond > 0 else { return false }
+            guard let w = s.window else { s.window = (now, received); return false }
+            let spent = now - w.start
+            guard spent >= lowSpeedTime else { return false }
+            let seconds = Double(spent.components.seconds) + Double(spent.components.attoseconds) / 1e18
+            if Double(received - w.bytes) < Double(lowSpeedBytesPerSecond) * seconds {
+                s.tooSlow = true
+                return true
+            }
+            s.window = (now, received)
+            return false
+        }
+    }
+
+    /// Whether the transfer was stopped by the low-speed limit.
+    var wasTooSlow: Bool { state.withLock { $0.tooSlow } }
 
     func cancel() { state.withLock { $0.cancelled = true } }
     func isCancelled() -> Bool { state.withLock { $0.cancelled } || externalCancel() }
@@ -245,6 +283,7 @@ final class TransferSink: Sendable {
     func appendHeaderLine(_ line: String) {
         let trimmed = line.trimmingWhitespace
         state.withLock { s in
+            s.answering = true
             if trimmed.hasPrefix("HTTP/") { s.headers.removeAll(); return }
             guard let colon = trimmed.firstIndex(of: ":") else { return }
             let name = String(trimmed[..<colon]).trimmingWhitespace
@@ -265,7 +304,7 @@ final class TransferJob: Sendable {
     init(request: HTTPRequestSpec, options: TransferOptions) {
         self.request = request
         self.options = options
-        self.sink = TransferSink(cap: options.maxBodyBytes)
+        self.sink = TransferSink(cap: options.maxBodyBytes, lowSpeed: options)
     }
 
     func start(_ completion: @escaping @Sendable (Result<HTTPAnswer, TransferError>) -> Void) {

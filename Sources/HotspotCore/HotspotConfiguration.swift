@@ -23,6 +23,10 @@ public struct HotspotConfiguration: Hashable, Sendable {
     public var authenticateRetryDelay: Duration
     /// No repeat starts later than this after the first temporary failure of a sign-in.
     public var authenticateRetryWindow: Duration
+    /// Whether the daemon checks connectivity and reports when a join has its verdict
+    /// (``HotspotEvent/connectivitySettled(_:)``): until then a network no helper claimed is not
+    /// called signed in (it stays evaluating). False: no helper's claim means authenticated at once.
+    public var awaitsConnectivityVerdict = false
 
     /// Creates a configuration; every parameter has the product's default.
     public init(

@@ -108,6 +108,10 @@ public struct HotspotCoordinator: Sendable {
             withMachine(interface, creating: false) { machine, context in
                 machine.portalDetected(now: now, context: &context, effects: &effects)
             }
+        case .connectivitySettled(let interface):
+            withMachine(interface, creating: false) { machine, context in
+                machine.connectivitySettled(now: now, context: &context, effects: &effects)
+            }
         case .networkActionFailed(let interface, let action, let reason):
             guard machines[interface] != nil else { break }
             switch action {

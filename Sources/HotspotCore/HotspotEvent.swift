@@ -127,6 +127,10 @@ public enum HotspotEvent: Hashable, Sendable {
     /// machine does on authentication-required. At most `lateEvaluationLimit` times per association,
     /// so a portal that flaps cannot keep the helpers busy.
     case portalDetected(InterfaceID)
+    /// The daemon's checks gave the join its verdict (a definite one, or none for minutes). A
+    /// network no helper claimed waits in evaluating for it when `awaitsConnectivityVerdict`;
+    /// now it is authenticated (with no helper). In any other state it changes nothing.
+    case connectivitySettled(InterfaceID)
     /// NetworkManager refused or failed an action the core asked for on the interface (its
     /// ``HotspotEffect/disconnect(_:)``, or an autoconnect change for its connection): the
     /// interface's reason says so, since what the user sees is not what the core decided (still

@@ -5,15 +5,35 @@ extension InterfaceMachine {
     /// The daemon saw a portal: with no helper signed in, the helpers are asked again (a portal
     /// that intercepted only after the join's evaluation, or that a slow gateway hid from it).
     mutating func portalDetected(now: Instant, context: inout CoreContext, effects: inout [HotspotEffect]) {
-        guard state == .authenticated, let current = association, current.chosenHelper == nil,
+        let waiting = isWaitingForVerdict
+        association?.awaitingVerdict = false
+        guard state == .authenticated || waiting, let current = association, current.chosenHelper == nil,
             current.lateEvaluations < Self.lateEvaluationLimit
-        else { return }
+        else {
+            // A join that waited for this verdict and may not be evaluated again is no longer pending.
+            if waiting { enterAuthenticatedWithoutHelper(now: now, context: &context, effects: &effects) }
+            return
+        }
         association?.lateEvaluations += 1
         // "Not captive" was wrong evidence: the next join of this network must not trust it.
         if context.persistent.cache[current.network.key] == .notCaptive {
             context.removeFromCache(current.network.key)
         }
         startEvaluation(now: now, context: &context, effects: &effects)
+    }
+
+    /// Evaluation ended with no claim and the join has no connectivity verdict yet: evaluating,
+    /// with no helper asked.
+    var isWaitingForVerdict: Bool {
+        state == .evaluating && arbiter == nil && association?.awaitingVerdict == true && outstanding.isEmpty
+    }
+
+    /// The daemon's checks gave the join its verdict: a network no helper claimed that waited
+    /// for it is authenticated now, with no helper.
+    mutating func connectivitySettled(now: Instant, context: inout CoreContext, effects: inout [HotspotEffect]) {
+        let waiting = isWaitingForVerdict
+        association?.awaitingVerdict = false
+        if waiting { enterAuthenticatedWithoutHelper(now: now, context: &context, effects: &effects) }
     }
 
     /// The backoff after a temporary failure ended: authenticate goes to the chosen helper again.

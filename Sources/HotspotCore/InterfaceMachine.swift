@@ -16,6 +16,8 @@ struct Association: Hashable, Sendable {
     var firstTemporaryFailure: Instant?
     /// Evaluations started because a portal showed itself after the join.
     var lateEvaluations = 0
+    /// The daemon has not given this join its connectivity verdict yet.
+    var awaitingVerdict = false
 }
 
 /// The hotspot state machine of one Wi-Fi interface (DESIGN.md §3).
@@ -98,6 +100,7 @@ extension InterfaceMachine {
             enterInactive(context: &context, effects: &effects)
         }
         association = Association(network: network, connection: connection)
+        association?.awaitingVerdict = context.configuration.awaitsConnectivityVerdict
         if case .helper(let cached)? = context.persistent.cache[network.key],
             context.registry[cached]?.evaluatesNetworks == true
         {
@@ -386,6 +389,13 @@ extension InterfaceMachine {
             if askedAnyone, current.excluded.isEmpty {
                 context.recordInCache(.notCaptive, for: current.network.key)
             }
+            if current.awaitingVerdict {
+                // Nobody claimed it, and whether it is open or a slow portal is not known yet:
+                // not "signed in" until the daemon's checks say (connectivitySettled, portalDetected).
+                publish(context, &effects)
+                effects.append(.explain(interface, "no helper claimed \(current.network.ssid.displayForm); waiting for the connectivity check's verdict"))
+                return
+            }
             enterAuthenticated(now: now, context: &context, effects: &effects)
         }
     }
@@ -439,6 +449,10 @@ extension InterfaceMachine {
         case .evaluate, .filterScanList:
             return
         }
+    }
+
+    mutating func enterAuthenticatedWithoutHelper(now: Instant, context: inout CoreContext, effects: inout [HotspotEffect]) {
+        enterAuthenticated(now: now, context: &context, effects: &effects)
     }
 
     private mutating func enterAuthenticated(now: Instant, context: inout CoreContext, effects: inout [HotspotEffect]) {

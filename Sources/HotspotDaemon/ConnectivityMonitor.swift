@@ -4,6 +4,7 @@ import Connectivity
 import FoundationEssentials
 import HotspotCore
 import NetworkManager
+import Synchronization
 
 /// Probes each joined Wi-Fi link through that link (bound to the interface, resolving through its
 /// DNS servers) and publishes the verdict on the interface object: when it joins, after a sign-in,
@@ -43,9 +44,37 @@ actor ConnectivityMonitor {
         /// When the link joined, for ``JoinPatience``.
         var joinedAt: ContinuousClock.Instant
         var patience: JoinPatience
+        /// Whether the join has its verdict: a definite one (online, portal, partial), or
+        /// nothing but "none" for ``ConnectivityMonitor/unsettledWindow``.
+        var settled = false
+        /// How long a check of this link waits for a probe's answer: the probe timeout at first,
+        /// doubled after each timeout while unsettled, up to ``ConnectivityMonitor/slowAnswerCap``.
+        var limit: Duration
+        /// The lead probe of the link (unsettled, or slow and not online), in flight; it may be an
+        /// earlier check's, whose answer counts when it comes.
+        var lead: (task: Task<ProbeVerdict, Never>, started: ContinuousClock.Instant)?
+        /// The gateway was slow (a lead answered late or not within the limit): until the link is
+        /// online, checks send the lead probe alone and come no sooner than `limit` apart, so the
+        /// helpers' sign-in requests do not queue behind probes.
+        var slow = false
+        /// The last lead was waited for to the cap and never answered: that wait was the spacing,
+        /// the next lead goes out at once rather than after the backoff.
+        var leadTimedOut = false
     }
     private var links: [String: Link] = [:]
     private let origin = ContinuousClock.now
+
+    /// How long after a join "no answer" is not taken as the join's verdict: checks go on, at
+    /// most `unsettledBackoffCap` apart, and the link is reported unsettled.
+    static let unsettledWindow: Duration = .seconds(300)
+    /// The longest wait between checks of an unsettled link.
+    static let unsettledBackoffCap: Duration = .seconds(30)
+    /// NetworkManager's own connectivity-check timeout (`NM_CONFIG_DEFAULT_CONNECTIVITY_TIMEOUT`).
+    static let networkManagerCheckTimeout: Duration = .seconds(20)
+
+    /// The longest a probe of an unsettled link is waited for: NetworkManager's check timeout,
+    /// or a longer `probe-timeout` (a site whose gateway is known to be slower).
+    var slowAnswerCap: Duration { max(Self.networkManagerCheckTimeout, settings.probeTimeout) }
 
     /// `policy` defaults to the configured probes (or the built-in set), checked periodically.
     init(settings: ConnectivitySettings, policy: ProbePolicy? = nil, dnsLookup: @escaping @Sendable (String) async -> [String],
@@ -66,7 +95,9 @@ actor ConnectivityMonitor {
     }
 
     private static func checker(_ settings: ConnectivitySettings, _ policy: ProbePolicy) -> ConnectivityChecker {
-        var transfer = TransferOptions(timeout: settings.probeTimeout, connectTimeout: min(settings.probeTimeout, .seconds(3)))
+        // The connect and DNS bounds are the probe's own: a gateway that takes 8 s to accept is
+        // an answer coming, not a failure at 3 s.
+        var transfer = TransferOptions(timeout: settings.probeTimeout, connectTimeout: settings.probeTimeout)
         transfer.caFile = settings.caFile
         return ConnectivityChecker(configuration: ConnectivityConfiguration(probes: policy.probes, transfer: transfer))
     }
@@ -103,7 +134,7 @@ actor ConnectivityMonitor {
         let api = fromProfile ?? settings.capportURL
         let schedule = ConnectivitySchedule(configuration: .init(interval: settings.interval))
         links[interface] = Link(id: id, ssid: ssid, schedule: schedule, capport: api.map(apiClient), joinedAt: ContinuousClock.now,
-                                patience: JoinPatience(bound: settings.joinPatience))
+                                patience: JoinPatience(bound: settings.joinPatience), limit: settings.probeTimeout)
         if fromProfile == nil {
             // Outlives joined(): owned by the link (cancelled when it is left), and awaited by checks.
             links[interface]?.discovery = Task { [weak self] in await self?.discoverCaptivePortalAPI(interface, ssid: ssid) }
@@ -184,6 +215,37 @@ actor ConnectivityMonitor {
         guard let link = links.removeValue(forKey: interface) else { return }
         link.loop?.cancel()
         link.discovery?.cancel()
+        link.lead?.task.cancel()
+    }
+
+    /// NetworkManager's own connectivity changed: a link still without a verdict is checked now.
+    func networkManagerConnectivityChanged() {
+        for (interface, link) in links where !link.settled {
+            log("\(interface): NetworkManager's connectivity changed; checking again now (no verdict yet for this join)")
+            recheckSoon(interface)
+        }
+    }
+
+    /// Whether a check of the link sends the lead probe alone: until the join has its verdict,
+    /// and while a slow gateway has not let the link online.
+    func needsLead(_ interface: String) -> Bool {
+        guard let link = links[interface] else { return false }
+        return !link.settled || (link.slow && link.schedule.published != .online)
+    }
+
+    /// Whether an unsettled link's lead probe is still out.
+    func leadInFlight(_ interface: String) -> Bool { links[interface]?.lead != nil }
+
+    /// Whether the link's join has its verdict (``Link/settled``).
+    func isSettled(_ interface: String) -> Bool { links[interface]?.settled ?? true }
+
+    /// How long a request on the link may wait for an answer: twice the cap once its gateway was
+    /// slow — at a gateway serving one request at a time a sign-in page may queue behind one of
+    /// our probes and one of NetworkManager's own checks (the lab saw an accept abandoned at 20 s
+    /// that the gateway then carried out).
+    func answerLimit(_ interface: String) -> Duration {
+        guard let link = links[interface] else { return settings.probeTimeout }
+        return link.slow ? slowAnswerCap * 2 : link.limit
     }
 
     /// Check again soon (after a sign-in or a maintain): backoff restarts.
@@ -204,8 +266,9 @@ actor ConnectivityMonitor {
                 if delay > .zero { try? await Task.sleep(for: delay) }
                 if Task.isCancelled { return }
                 _ = await self.verdict(for: interface, fresh: true)
-                // Without periodic checks (ProbePolicy), this was the join's or the sign-in's check.
-                if await !self.policy.periodic { return }
+                // Without periodic checks (ProbePolicy), this was the join's or the sign-in's check,
+                // once the join has its verdict.
+                if await !self.policy.periodic, await self.isSettled(interface) { return }
             }
         }
     }
@@ -244,9 +307,17 @@ actor ConnectivityMonitor {
         if let running = links[interface]?.inflight { return await running.task.value }  // started after `asked`
         // A link with IPv4 and IPv6 is checked once per family: a portal on one only is partial.
         let bothFamilies = LinkFamilies.of(interface).count == 2
-        let once: @Sendable () async -> ProbeVerdict = {
+        let full: @Sendable () async -> ProbeVerdict = {
             bothFamilies ? await checker.checkBothFamilies(interface: bind, dnsServers: dns, capport: capport)
                          : await checker.check(interface: bind, dnsServers: dns, capport: capport)
+        }
+        // Until the join has a verdict (and while a slow gateway keeps the link behind its portal),
+        // one probe leads (docs/CONNECTIVITY.md, "Gateways slower than the probes"): a gateway
+        // that serves one request at a time is not sent a burst, and its late answer counts. The
+        // RFC 8908 API, when there is one, decides instead.
+        let once: @Sendable () async -> ProbeVerdict = { [weak self] in
+            guard let self, capport == nil, await self.needsLead(interface) else { return await full() }
+            return await self.leadCheck(interface, bind: bind, dns: dns, full: full)
         }
         // Refused or timed out in the join's first seconds: checked again until something definite
         // answers (JoinPatience); whoever asks meanwhile waits for that answer.
@@ -255,7 +326,8 @@ actor ConnectivityMonitor {
         let task = Task { [weak self] () -> ProbeVerdict in
             var verdict = await once()
             while let self, let delay = await self.patienceDelay(interface, after: verdict) {
-                try? await Task.sleep(for: delay)
+                // A lead probe still out is waited for at once: its answer is the next check's.
+                if await !self.leadInFlight(interface) { try? await Task.sleep(for: delay) }
                 if Task.isCancelled { break }
                 verdict = await once()
             }
@@ -267,10 +339,22 @@ actor ConnectivityMonitor {
         guard links[interface]?.inflight?.task == task else { return verdict }
         links[interface]?.inflight = nil
         links[interface]?.last = (verdict, ContinuousClock.now)
-        links[interface]?.schedule.record(verdict.state, at: elapsed)
+        let settled = settledAfter(interface, verdict)
+        links[interface]?.schedule.record(verdict.state, at: elapsed, unsettled: !settled)
+        if !settled, links[interface]?.leadTimedOut == true {
+            links[interface]?.leadTimedOut = false
+            links[interface]?.schedule.checkAgain(after: .milliseconds(500), at: elapsed)
+        } else if links[interface]?.lead != nil {
+            // The lead is still out: the next check waits for its answer, it sends nothing.
+            links[interface]?.schedule.checkAgain(after: .milliseconds(500), at: elapsed)
+        } else if let link = links[interface], link.slow, settled, verdict.state != .online {
+            // A slow gateway whose portal is known (the helpers are signing in) is not sent a
+            // probe every second; before the verdict, checks follow the join's backoff.
+            links[interface]?.schedule.postpone(until: elapsed + link.limit * 3)
+        }
         let published = links[interface]?.schedule.published ?? verdict.state
         if let id = links[interface]?.id {
-            reports?.yield(ConnectivityReport(interface: InterfaceID(interface), link: id, verdict: verdict, published: published))
+            reports?.yield(ConnectivityReport(interface: InterfaceID(interface), link: id, verdict: verdict, published: published, settled: settled))
         }
         return verdict
     }
@@ -289,6 +373,103 @@ extension ConnectivityMonitor {
     fileprivate func settle(_ interface: String, _ verdict: ProbeVerdict) -> ProbeVerdict {
         links[interface]?.patience.settle(verdict) ?? verdict
     }
+    /// Records whether the join has its verdict: a definite one, or none for `unsettledWindow`.
+    fileprivate func settledAfter(_ interface: String, _ verdict: ProbeVerdict) -> Bool {
+        guard let link = links[interface] else { return true }
+        if link.settled { return true }
+        let since = ContinuousClock.now - link.joinedAt
+        if JoinPatience.isDefinite(verdict) {
+            log("\(interface): verdict \(verdict.state.rawValue) \(Self.shown(since)) after the join")
+        } else if since >= Self.unsettledWindow {
+            log("\(interface): still no answer \(Self.shown(since)) after the join; taking \"none\" as the verdict")
+        } else {
+            return false
+        }
+        links[interface]?.settled = true
+        links[interface]?.lead?.task.cancel()
+        links[interface]?.lead = nil
+        return true
+    }
+
+    /// One check of an unsettled link: the lead probe alone (the one in flight, whoever started
+    /// it, or a new one), waited for up to the link's limit. A portal or a failure is the
+    /// check's answer; online is confirmed by every probe (partial is told apart there).
+    fileprivate func leadCheck(_ interface: String, bind: String?, dns: [String],
+                               full: @escaping @Sendable () async -> ProbeVerdict) async -> ProbeVerdict {
+        guard let link = links[interface] else { return await full() }
+        let lead: (task: Task<ProbeVerdict, Never>, started: ContinuousClock.Instant)
+        if let running = link.lead {
+            lead = running
+        } else {
+            let probes = policy.probes
+            guard let probe = probes.first(where: { !$0.isHTTPS }) ?? probes.first else { return await full() }
+            // The transfer itself may take up to the cap: an answer after this check's wait is
+            // still taken by the next one.
+            var configuration = checker.configuration
+            configuration.probes = [probe]
+            configuration.transfer.timeout = slowAnswerCap
+            configuration.transfer.connectTimeout = slowAnswerCap
+            let single = ConnectivityChecker(configuration: configuration, transport: checker.transport)
+            // Outlives this check on purpose: the link's lead, cancelled when the link settles or is left.
+            lead = (Task { await single.check(interface: bind, dnsServers: dns) }, ContinuousClock.now)
+            links[interface]?.lead = lead
+        }
+        let wait = link.limit - (ContinuousClock.now - lead.started)
+        let answer = await Self.value(of: lead.task, within: max(wait, .milliseconds(100)))
+        guard let answer else {
+            let waited = ContinuousClock.now - lead.started
+            let next = min(link.limit * 2, slowAnswerCap)
+            links[interface]?.limit = next
+            links[interface]?.slow = true
+            log("\(interface): no answer from the gateway after \(Self.shown(waited)); waiting for the probe in flight (up to \(Self.shown(slowAnswerCap))) rather than sending more, next wait \(Self.shown(next))")
+            return ProbeVerdict(state: .none, reason: .timeout, results: [], successes: 0, total: 1, elapsed: waited)
+        }
+        if links[interface]?.lead?.task == lead.task { links[interface]?.lead = nil }
+        let took = ContinuousClock.now - lead.started
+        if answer.state == .none, answer.reason == .timeout { links[interface]?.leadTimedOut = true }
+        if answer.state != .none, took > settings.probeTimeout / 2 {
+            // A slow gateway: what follows (the sign-in's pages) gets as long as this answer took, twice.
+            links[interface]?.limit = min(max(link.limit, took * 2), slowAnswerCap)
+            links[interface]?.slow = true
+        }
+        if answer.state != .none || took > settings.probeTimeout {
+            let what = answer.state == .none ? "the lead probe ended" : "the gateway answered the lead probe"
+            log("\(interface): \(what) after \(Self.shown(took)): \(answer.state.rawValue) (\(UntrustedText.forLog("\(answer.reason)")))")
+        }
+        guard answer.state == .online else { return answer }
+        return await full()
+    }
+
+    /// `task`'s value, or nil when it is not in within `limit` (the task runs on).
+    fileprivate static func value(of task: Task<ProbeVerdict, Never>, within limit: Duration) async -> ProbeVerdict? {
+        let once = OnceResume()
+        return await withCheckedContinuation { (c: CheckedContinuation<ProbeVerdict?, Never>) in
+            once.set(c)
+            // Both end on their own: the waiter with the lead (bounded by the cap), the timer at `limit`.
+            Task { let v = await task.value; once.resume(v) }
+            Task { try? await Task.sleep(for: limit); once.resume(nil) }
+        }
+    }
+
+    /// "2 s", "7.5 s".
+    static func shown(_ d: Duration) -> String {
+        let ms = Int64(d / .milliseconds(100)) * 100
+        return ms % 1000 == 0 ? "\(ms / 1000) s" : "\(Double(ms) / 1000) s"
+    }
+}
+
+/// Resumes a continuation once, with the first value offered.
+private final class OnceResume: Sendable {
+    private let state = Mutex<(CheckedContinuation<ProbeVerdict?, Never>?, Bool)>((nil, false))
+    func set(_ c: CheckedContinuation<ProbeVerdict?, Never>) { state.withLock { $0.0 = c } }
+    func resume(_ v: ProbeVerdict?) {
+        let c = state.withLock { s -> CheckedContinuation<ProbeVerdict?, Never>? in
+            guard !s.1, let c = s.0 else { return nil }
+            s.1 = true
+            return c
+        }
+        c?.resume(returning: v)
+    }
 }
 
 /// One check of a link: its verdict and the state the schedule publishes.
@@ -298,6 +479,9 @@ struct ConnectivityReport: Sendable {
     var link: UInt64
     var verdict: ProbeVerdict
     var published: ProbeVerdict.State
+    /// Whether the join has its verdict (a definite one, or none for minutes); until then "none"
+    /// is not final and no helper's silence makes the network signed in.
+    var settled: Bool = true
 }
 
 /// The built-in helpers' view of the daemon: transfers bound and resolved like the monitor's
@@ -307,7 +491,9 @@ struct DaemonPortalEnvironment: PortalEnvironment {
     let settings: ConnectivitySettings
 
     func transferOptions(for interface: String) async -> TransferOptions {
-        var o = TransferOptions(timeout: .seconds(10), connectTimeout: .seconds(3))
+        // A slow gateway's sign-in pages take as long as its probes' answers did.
+        let limit = max(.seconds(10), await monitor.answerLimit(interface))
+        var o = TransferOptions(timeout: limit, connectTimeout: limit)
         o.interface = settings.bindInterface ? interface : nil
         o.dnsServers = await monitor.dnsServers(interface)
         o.caFile = settings.caFile

@@ -275,7 +275,8 @@ final class ConnectivityService: Service {
         let (reports, engine) = (self.reports, self.engine)
         await cancelWhenGracefulShutdown {
             for await report in reports {
-                await engine.connectivityChecked(report.interface, link: report.link, verdict: report.verdict, published: report.published)
+                await engine.connectivityChecked(report.interface, link: report.link, verdict: report.verdict, published: report.published,
+                                                 settled: report.settled)
             }
         }
     }

@@ -105,7 +105,10 @@ public actor Engine {
         let restored = store.restore()
         for note in restored.notes { log.error("\(note)") }
         self.persisting = restored.persisting
-        self.core = HotspotCoordinator(configuration: configuration.core, restoring: restored.state)
+        var core = configuration.core
+        // With checks, a network no helper claimed is signed in only once its join has a verdict.
+        core.awaitsConnectivityVerdict = monitor != nil
+        self.core = HotspotCoordinator(configuration: core, restoring: restored.state)
     }
 
     func announce(_ announcement: Announcement) { announcements(announcement) }
@@ -207,9 +210,10 @@ public actor Engine {
     /// The monitor checked a link: publish `Connectivity` (the hysteresis-smoothed state),
     /// `PortalUrl` and `SessionExpires`, and tell the core when an RFC 8908 session ends. A check
     /// of a link that has since been left (or left and joined again) is dropped.
-    func connectivityChecked(_ name: InterfaceID, link: UInt64, verdict: ProbeVerdict, published: ProbeVerdict.State) async {
+    func connectivityChecked(_ name: InterfaceID, link: UInt64, verdict: ProbeVerdict, published: ProbeVerdict.State, settled: Bool = true) async {
         guard interfaces[name] != nil, self.link(name) == link else { return }
-        let connectivity = LinkConnectivity(published)
+        // "None" on a join still being checked is no verdict yet: it stays unknown (pending).
+        let connectivity = !settled && published == .none ? LinkConnectivity.unknown : LinkConnectivity(published)
         var expires: UInt64 = 0
         var remaining: Int64?
         if let status = verdict.capport, !status.captive, let seconds = status.secondsRemaining {
@@ -226,6 +230,7 @@ public actor Engine {
         // A portal that showed itself after the join's evaluation: the core asks the helpers again
         // when none signed in.
         if connectivity == .portal, !wasPortal { await handle(.portalDetected(name)) }
+        if settled { await handle(.connectivitySettled(name)) }
         if let remaining {
             log.debug("\(name): the RFC 8908 session ends in \(remaining) s")
             await handle(.sessionExpiryLearned(name, at: now + .seconds(remaining)))
@@ -240,7 +245,8 @@ public actor Engine {
             let v = await monitor.verdict(for: name.rawValue, fresh: true)
             // The monitor reports every check through its stream too; this one is applied now, so
             // the values returned below are this check's.
-            await connectivityChecked(name, link: link, verdict: v, published: await monitor.published(name.rawValue) ?? v.state)
+            await connectivityChecked(name, link: link, verdict: v, published: await monitor.published(name.rawValue) ?? v.state,
+                                      settled: await monitor.isSettled(name.rawValue))
             reason = "\(v.state.rawValue): \(v.reason) (\(v.successes) of \(v.total) probes)"
         } else if monitor == nil {
             reason = "connectivity checks are off ([connectivity] enabled=false)"
@@ -260,7 +266,10 @@ public actor Engine {
 
     /// NetworkManager's primary connection changed, or NetworkManager left (nil).
     func primaryChanged(_ primary: ManagerStatus.Primary?) async {
+        let connectivityChanged = self.primary?.connectivity != primary?.connectivity
         self.primary = primary
+        // NetworkManager's own check saw something new: a join still without a verdict looks again.
+        if connectivityChanged, primary != nil { await monitor?.networkManagerConnectivityChanged() }
         await recomputeStatus()
     }
 

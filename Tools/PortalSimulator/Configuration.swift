@@ -100,6 +100,9 @@ public struct PortalSimulatorConfiguration: Sendable, Hashable {
     public var venue = VenueForm.hotel
     /// venue: flipped by a test, the form changes (field names, host).
     public var venueSwitch = VenueSwitch()
+    /// A slow router in front of the portal (``SlowRouterSettings``): one request at a time,
+    /// each answered seconds late, interception starting a while after the first packet. Nil: none.
+    public var slowRouter: SlowRouterSettings?
 
     /// A configuration; every mode works with the defaults.
     public init(mode: PortalMode = .clickThrough, wisprVersion: Int = 1, username: String = "user", password: String = "secret",

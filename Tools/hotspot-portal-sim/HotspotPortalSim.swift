@@ -60,6 +60,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "How late a flapping portal answers, in milliseconds.") var flapHangMs: Int = 8000
     @Option(help: "get-forms: also listen on this port, where the splash page is.") var splashPort: UInt16?
     @Flag(help: "get-forms: the second page asks for a name and an e-mail address.") var detailsForm = false
+    @Option(help: "A slow router in front: one request at a time, each answered MIN-MAX seconds late (e.g. 6-10; openNDS on a small router).")
+    var slowRouter: String?
+    @Option(help: "With --slow-router: reset a client's connections for this many seconds after its first, then intercept.")
+    var interceptAfter: Double = 3
+    @Flag(help: "With --slow-router: before interception answer nothing at all (connections held open) instead of resetting.")
+    var silentBeforeInterception = false
     @Flag(help: "Run the detection benchmark instead (same as the benchmark subcommand).") var benchmark = false
 
     func run() async throws {
@@ -78,6 +84,13 @@ struct Serve: AsyncParsableCommand {
         config.flapHang = .milliseconds(flapHangMs)
         config.splashPort = splashPort
         config.detailsForm = detailsForm
+        if let slowRouter {
+            let parts = slowRouter.split(separator: "-").compactMap { Double($0) }
+            guard let low = parts.first, let high = parts.last, parts.count <= 2, low >= 0, low <= high else {
+                throw ValidationError("--slow-router takes seconds or a range MIN-MAX, e.g. 6-10; got '\(slowRouter)'")
+            }
+            config.slowRouter = SlowRouterSettings(delay: low...high, interceptAfter: interceptAfter, silentBeforeInterception: silentBeforeInterception)
+        }
         let sim = PortalSimulator(configuration: config)
         let bound = try await sim.start(host: host, port: port)
         emit("listening on http://\(host):\(bound) mode \(m.rawValue)")

@@ -18,7 +18,7 @@ from lab import OUT, Failed, note, portal_events, portal_reset, wait  # noqa: E4
 from scenarios import ACTIVATED, IP_CONFIG, NM_FULL, SIGNED_IN, Timeline  # noqa: E402
 
 # The group's access points (setup.sh's LAB_APS).
-lab.SUBNETS.update({"SlowNet": "10.9.0", "NdsNet": "10.10.0", "FlapNet": "10.11.0"})
+lab.SUBNETS.update({"SlowNet": "10.9.0", "NdsNet": "10.10.0", "FlapNet": "10.11.0", "SlowRouterNet": "10.12.0"})
 
 # SlowNet and FlapNet have a click-through profile; NdsNet none: the built-in portal helper signs
 # in on its own.
@@ -123,7 +123,7 @@ def flapping(the_lab):
     return f"association to full {seconds:.1f} s ({len(hangs)} requests hung by the flapping portal)"
 
 
-SCENARIOS = [slow_gateway, opennds_like, flapping]
+SCENARIOS = [slow_gateway, opennds_like, flapping, scenarios.slow_router]
 NAMES = {slow_gateway: "slow-gateway-signin", opennds_like: "opennds-like-get-forms", flapping: "flapping-portal"}
 
 

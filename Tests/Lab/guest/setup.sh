@@ -33,20 +33,21 @@ cap wlan8 CapNet br-cap 10.8.0 capport open
 slow wlan9 SlowNet br-slow 10.9.0 click-through open --refuse-seconds 3 --slow-first-requests 6 --slow-delay-ms 4000
 nds wlan10 NdsNet br-nds 10.10.0 get-forms open --splash-port 2050
 flap wlan11 FlapNet br-flap 10.11.0 click-through open --flap-seconds 5 --flap-hang-ms 8000
+slowr wlan12 SlowRouterNet br-slowr 10.12.0 click-through open --slow-router 6-10 --intercept-after 3
 "
 # SlowNet, NdsNet and FlapNet come up only for the portals group: every access point is one more
 # radio beaconing on the simulated medium, which other groups' joins under TCG need not share. In a
 # boot serving other groups first (lab.group=nm,portals) they start when the portals group does
 # (lab_portals_aps), after the other access points have stopped. The signin group (the sign-in
 # scenarios run on other releases' NetworkManager) starts only the networks it joins.
-LAB_PORTAL_APS=$(grep -E '^(slow|nds|flap) ' <<< "$LAB_APS")
+LAB_PORTAL_APS=$(grep -E '^(slow|nds|flap|slowr) ' <<< "$LAB_APS")
 LAB_ALL_APS=$LAB_APS
 LAB_APS_LATER=""
 case ",$LAB_GROUP," in
     ,portals,) LAB_APS=$LAB_PORTAL_APS ;;
-    *,portals,*) LAB_APS=$(grep -v -E '^(slow|nds|flap) ' <<< "$LAB_APS"); LAB_APS_LATER=$LAB_PORTAL_APS ;;
+    *,portals,*) LAB_APS=$(grep -v -E '^(slow|nds|flap|slowr) ' <<< "$LAB_APS"); LAB_APS_LATER=$LAB_PORTAL_APS ;;
     ,signin,) LAB_APS=$(grep -E '^(city|office|fail|wispr|cap) ' <<< "$LAB_APS") ;;
-    *) LAB_APS=$(grep -v -E '^(slow|nds|flap) ' <<< "$LAB_APS") ;;
+    *) LAB_APS=$(grep -v -E '^(slow|nds|flap|slowr) ' <<< "$LAB_APS") ;;
 esac
 # Radio N is wlanN (BSSID 02:00:00:00:0N:00, which the scenarios know): as many radios as the
 # highest-numbered interface the boot uses needs, radio 0 for the client; a radio no access point
