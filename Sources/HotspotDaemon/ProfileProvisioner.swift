@@ -35,6 +35,8 @@ actor ProfileProvisioner {
     /// elsewhere) costs one AddConnection2 on return, while a flood's profiles do not outlive it
     /// by more than an hour.
     static let defaultUnseenExpiry: Duration = .seconds(3600)
+    /// SSIDs whose sightings are kept: NetworkManager lists a few hundred access points at most.
+    static let maximumSightings = 4096
 
     let maximumPerSource: Int
     let sightingSpan: Duration
@@ -115,10 +117,16 @@ actor ProfileProvisioner {
         let now = ContinuousClock.now
         for ssid in Set(accessPoints.map(\.ssid)) where !ssid.isEmpty {
             let before = sightings[ssid]
-            let first = before?.first ?? now
+            let first = before.flatMap { now - $0.last < unseenExpiry ? $0.first : nil } ?? now
             sightings[ssid] = (first, now)
-            // Seen repeatedly only now: it may get a profile.
-            if let before, before.last - first < sightingSpan, now - first >= sightingSpan { changed = true }
+            // Seen repeatedly only now (or again after it expired): it may get a profile.
+            let wasQualified = before.map { $0.last - $0.first >= sightingSpan && now - $0.last < unseenExpiry } ?? false
+            if !wasQualified, now - first >= sightingSpan { changed = true }
+        }
+        // Bounded whatever a flood of random names shows: the least recently seen go first.
+        if sightings.count > Self.maximumSightings {
+            let drop = sightings.sorted { $0.value.last < $1.value.last }.prefix(sightings.count - Self.maximumSightings)
+            for (ssid, _) in drop { sightings[ssid] = nil }
         }
         for ap in accessPoints {
             guard let km = ProfileKeyManagement(accessPoint: ap), keyManagement[ap.ssid] != km else { continue }
