@@ -36,13 +36,25 @@ public enum LookAlikeNames {
 
     /// Helpers' filter-scan-list claims with every display name that impersonates another network
     /// in `inRange` replaced by the claimed network's own SSID (so the network shows its SSID),
-    /// and what was refused, for the log.
+    /// and what was refused, for the log. Each SSID's skeleton is made once: linear in the claims
+    /// and the networks.
     public static func screen(_ claims: [ScanClaim], inRange: [Network]) -> (claims: [ScanClaim], refused: [Refusal]) {
+        guard claims.contains(where: { $0.displayName != nil }) else { return (claims, []) }
         let ssids = Array(Set(inRange.map(\.ssid))).sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
         guard ssids.count > 1 else { return (claims, []) }
+        var skeletonOf: [SSID: String] = [:]
+        var ssidsBySkeleton: [String: [SSID]] = [:]
+        for ssid in ssids where !ssid.bytes.isEmpty {
+            let k = skeleton(text(ssid))
+            skeletonOf[ssid] = k
+            ssidsBySkeleton[k, default: []].append(ssid)
+        }
         var refused: [Refusal] = []
         let screened = claims.map { claim -> ScanClaim in
-            guard let name = claim.displayName, let other = impersonated(by: name, ownSSID: claim.ssid, others: ssids) else { return claim }
+            guard let name = claim.displayName else { return claim }
+            let k = skeleton(name)
+            let own = skeletonOf[claim.ssid] ?? skeleton(text(claim.ssid))
+            guard !k.isEmpty, k != own, let other = ssidsBySkeleton[k]?.first(where: { $0 != claim.ssid }) else { return claim }
             refused.append(Refusal(ssid: claim.ssid, displayName: name, readsAs: other))
             var c = claim
             c.displayName = claim.ssid.displayForm
