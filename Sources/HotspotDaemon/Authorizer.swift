@@ -18,16 +18,22 @@ public struct Authorizer: Sendable {
 
     /// Checks one caller (connection) may have waiting on polkit at once; more are refused at once.
     public static let maximumChecksPerCaller = 4
-    /// Checks of one kind one user (uid) may have waiting, over all their connections: twice a
-    /// caller's, so a user with a few clients open is not refused, and a quarter of the kind's
-    /// total, so one user cannot fill it.
-    public static let maximumChecksPerUser = 8
-    /// Checks all callers together may have waiting, in all: well below the system bus's limit of
-    /// pending replies per connection (dbus-daemon's max_replies_per_connection, 128 in
-    /// Debian's system.conf), so many callers cannot use up the daemon's own calls either.
-    public static let maximumChecksInFlight = 64
-    /// Of ``maximumChecksInFlight``, how many may be interactive; the rest are for the others.
+    /// Interactive checks one user (uid) may have waiting, over all their connections: twice a
+    /// caller's, so a user with a few clients open is not refused, and a quarter of
+    /// ``maximumInteractiveChecks``, so one user cannot fill them.
+    public static let maximumInteractiveChecksPerUser = 8
+    /// Interactive checks all callers together may have waiting.
     public static let maximumInteractiveChecks = 32
+    /// Other checks one user may have waiting: polkit answers them in milliseconds, so only a burst
+    /// counts (a user registering their 8 helpers at once, with a few `CheckPermission` calls); a
+    /// quarter of ``maximumOtherChecks``.
+    public static let maximumOtherChecksPerUser = 12
+    /// Other checks all callers together may have waiting.
+    public static let maximumOtherChecks = 48
+    /// Checks all callers together may have waiting, of both kinds: well below the system bus's
+    /// limit of pending replies per connection (dbus-daemon's max_replies_per_connection, 128 in
+    /// Debian's system.conf), so many callers cannot use up the daemon's own calls either.
+    public static let maximumChecksInFlight = maximumInteractiveChecks + maximumOtherChecks
 
     /// A check's kind, each with its own slots.
     public enum Kind: Sendable, Hashable { case interactive, nonInteractive }
@@ -42,9 +48,8 @@ public struct Authorizer: Sendable {
     /// The limits of each kind.
     public static func slots(_ kind: Kind) -> Slots {
         switch kind {
-        case .interactive: Slots(perCaller: maximumChecksPerCaller, perUser: maximumChecksPerUser, total: maximumInteractiveChecks)
-        case .nonInteractive: Slots(perCaller: maximumChecksPerCaller, perUser: maximumChecksPerUser,
-                                    total: maximumChecksInFlight - maximumInteractiveChecks)
+        case .interactive: Slots(perCaller: maximumChecksPerCaller, perUser: maximumInteractiveChecksPerUser, total: maximumInteractiveChecks)
+        case .nonInteractive: Slots(perCaller: maximumChecksPerCaller, perUser: maximumOtherChecksPerUser, total: maximumOtherChecks)
         }
     }
 

@@ -72,7 +72,7 @@ struct AuthorizationTests {
         }
         defer { for p in callers { p.stop() } }
         // All but the user's 8 are refused at once (their busctl exits); the 8 wait at polkit.
-        let expectedRefusals = callers.count - Authorizer.maximumChecksPerUser
+        let expectedRefusals = callers.count - Authorizer.maximumInteractiveChecksPerUser
         let deadline = ContinuousClock.now + SafetyNet.wait
         while callers.filter({ !$0.isRunning }).count < expectedRefusals {
             try #require(ContinuousClock.now < deadline, "\(callers.filter { !$0.isRunning }.count) refused, not \(expectedRefusals)\n\(f.daemon.log.suffix(2000))")
@@ -100,7 +100,7 @@ struct AuthorizationTests {
         #expect(own.stdout.contains(#""yes""#), "\(own.stdout) \(own.stderr)")
         // The 8 were waiting at polkit: answered (not allowed), they end.
         let waiting = callers.filter(\.isRunning)
-        #expect(waiting.count == Authorizer.maximumChecksPerUser)
+        #expect(waiting.count == Authorizer.maximumInteractiveChecksPerUser)
         _ = try await polkit.mockCall(c, path: authority, "ReleaseHangingCalls", [])
         for p in waiting { #expect(await p.waitForExit(timeout: SafetyNet.wait) != nil) }
         #expect(waiting.allSatisfy { $0.output.contains("register-helper") }, "\(waiting.first?.output ?? "")")
