@@ -1,7 +1,7 @@
 # Hotspot Helper for Linux — common tasks. `make help` lists them.
 SWIFT ?= swift
 
-.PHONY: help rpm deps build-deps demo-deps loaded-deps build test test-loaded test-fallback bench bench-hops demo fuzz fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench order-file
+.PHONY: help rpm deps build-deps demo-deps loaded-deps build test test-loaded test-fallback bench bench-hops demo fuzz fuzz-runs fuzz-libfuzzer clean release install uninstall deb load soak bench-report lab lab-bench order-file
 
 help:
 	@echo "make deps    install the Debian packages the build, the tests and the lab need (root; make demo and make build install only their own)"
@@ -16,6 +16,7 @@ help:
 	@echo "make bench   run the benchmarks in release mode and print figures and ratios"
 	@echo "make bench-hops  where a join's time goes: every message of 300 joins traced in the daemon and the benchmark (release)"
 	@echo "make fuzz    the built-in fuzz driver on every target (FUZZ_SECONDS each, default 30)"
+	@echo "make fuzz-runs  every fuzz target for FUZZ_RUNS executions (default 1000000), release build, executions/s"
 	@echo "make fuzz-libfuzzer  coverage-guided fuzzing with libFuzzer + ASan (FUZZ_SECONDS each, default 60)"
 	@echo "make load    signal storm and 100+ helpers against the daemon (release): lag, memory, fds, threads"
 	@echo "make soak    1000 joins, click-through sign-ins and leaves, checking for leaks (CYCLES=N)"
@@ -92,6 +93,12 @@ test-fallback: deps
 fuzz: deps
 	$(SWIFT) build --product hotspot-fuzz
 	.build/debug/hotspot-fuzz --seconds $${FUZZ_SECONDS:-30}
+
+# Every target for FUZZ_RUNS executions (default 1,000,000) in release mode: the figures (executions
+# per second per target) are a benchmark, not part of make test.
+fuzz-runs: deps
+	$(SWIFT) build -c release --product hotspot-fuzz
+	.build/release/hotspot-fuzz --runs $${FUZZ_RUNS:-1000000}
 
 fuzz-libfuzzer: deps
 	./scripts/fuzz.sh

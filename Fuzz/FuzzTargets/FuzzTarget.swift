@@ -41,6 +41,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// What a command channel's peer sends: the authentication exchange and the framing of
     /// messages (PeerLinkReader, and libdbus on each frame), in pieces of any size (PeerLinkFuzz).
     case peerLink = "peer-link"
+    /// Router Advertisements' captive-portal option as rtnetlink delivers it (RFC 8910 §2.3).
+    case routerAdvertisement = "router-advertisement"
+    /// Sign-in addresses before they are published or opened (SignInURL): whatever passes is
+    /// http or https with a host, and nothing that can hide text.
+    case signInURL = "sign-in-url"
+    /// Display names against SSIDs in range (LookAlikeNames' skeleton) and names made free of
+    /// markup for NetworkManager (MarkupFreeName).
+    case lookAlike = "look-alike"
 
     /// How many fuzzed RegisterHelper calls were accepted (their invariants checked), so a test can
     /// tell the target reaches past the first refusal.
@@ -165,6 +173,26 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             FormChainFuzz.run(bytes)
         case .peerLink:
             PeerLinkFuzz.run(bytes)
+        case .routerAdvertisement:
+            for heard in RouterAdvertisementOption.parse(bytes) { _ = "\(heard)" }
+        case .signInURL:
+            let url = String(decoding: bytes, as: UTF8.self)
+            if SignInURL.check(url) == nil {
+                let lower = url.lowercased()
+                precondition(lower.hasPrefix("http://") || lower.hasPrefix("https://"), "SignInURL let another scheme through")
+                precondition(!url.unicodeScalars.contains(where: { $0.properties.isWhitespace || UntrustedText.needsEscape($0) }),
+                             "SignInURL let white space or a control character through")
+                precondition(url.utf8.count <= SignInURL.maximumBytes, "SignInURL let a long address through")
+            } else {
+                _ = "\(SignInURL.check(url)!)"
+            }
+        case .lookAlike:
+            var input = FuzzInput(bytes)
+            let name = input.string(max: 64)
+            let ssids = (0..<input.int(0...4)).map { _ in SSID(bytes: Array(input.string(max: 32).utf8.prefix(32))) }
+            _ = LookAlikeNames.impersonated(by: name, ownSSID: ssids.first ?? SSID("x"), others: ssids)
+            let stripped = MarkupFreeName.of(name)
+            precondition(!stripped.contains("<") && !stripped.contains(">") && !stripped.contains("&"), "MarkupFreeName left markup")
         case .networkManager:
             var values = FuzzValues(FuzzInput(bytes), keys: Self.networkManagerKeys)
             NetworkManagerFuzzEntry.decode(values.dictionaryLike())
@@ -301,6 +329,20 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 + Array("<meta http-equiv=refresh content='0;url=/done'>".utf8)]
         case .peerLink:
             return PeerLinkFuzz.seeds
+        case .routerAdvertisement:
+            // One RTM_NEWNDUSEROPT (68) message: nlmsghdr, nduseroptmsg (AF_INET6, RA), option 37.
+            let uri = Array("https://capport.lab/api".utf8)
+            let option = [37, UInt8((2 + uri.count + 7) / 8)] + uri + [UInt8](repeating: 0, count: (8 - (2 + uri.count) % 8) % 8)
+            var user: [UInt8] = [10, 0, UInt8(option.count & 0xFF), UInt8(option.count >> 8), 3, 0, 0, 0, 134, 0, 0, 0, 0, 0, 0, 0]
+            user += option
+            let length = 16 + user.count
+            let header: [UInt8] = [UInt8(length & 0xFF), UInt8(length >> 8), 0, 0, 68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+            return [header + user]
+        case .signInURL:
+            return ["http://portal.example/login?a=1#x", "HTTPS://[fe80::1]:8443/", "smb://198.51.100.7/hotspot-login",
+                    "http://bank.example@198.51.100.7/", "http://café.example/", "file:///etc/passwd"].map { Array($0.utf8) }
+        case .lookAlike:
+            return [Array("\u{8}CoffeeShoр\u{3}\u{a}CoffeeShop\u{6}Office".utf8), Array("\u{10}<span foreground='red'>Free</span> &amp;\u{2}\u{4}Free".utf8)]
         case .probeResponse:
             return [[0, 0, 0, 1, 0] + Array("Success".utf8), [0, 0, 0, 4, 1, 0, 0, 0, 0, 20] + Array("http://portal.example/".utf8)]
         }

@@ -36,6 +36,7 @@ struct HotspotFuzz {
 struct HotspotFuzz {
     static func main() {
         var seconds = 10.0
+        var runs: Int?
         var targets = FuzzTarget.allCases
         var seed = UInt64(UInt32.random(in: 1...UInt32.max))
         var corpus = "Fuzz/Corpus"
@@ -44,6 +45,9 @@ struct HotspotFuzz {
         while let a = args.next() {
             switch a {
             case "--seconds": seconds = Double(args.next() ?? "") ?? seconds
+            case "--runs":
+                guard let n = Int(args.next() ?? ""), n > 0 else { fail("--runs takes a number of executions per target, e.g. --runs 1000000") }
+                runs = n
             case "--target":
                 let name = args.next() ?? ""
                 guard let t = FuzzTarget(rawValue: name) else { fail("unknown target '\(name)' (one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))") }
@@ -64,13 +68,15 @@ struct HotspotFuzz {
                 return
             case "-h", "--help":
                 print("""
-                usage: hotspot-fuzz [--target NAME] [--seconds S] [--seed N] [--corpus DIR] [--crash-dir DIR]
+                usage: hotspot-fuzz [--target NAME] [--seconds S | --runs N] [--seed N] [--corpus DIR] [--crash-dir DIR]
                        hotspot-fuzz --write-seeds DIR   (each target's seeds as files, to start libFuzzer from)
 
                 Runs each fuzz target (default: all, \(Int(seconds)) s each) on mutations of its seeds and of the
                 committed corpus (DIR/<target>/*). An input that crashes is written to
                 DIR/crash-<target>-<hash> before the process dies; commit it under Fuzz/Corpus/<target>/
-                to keep it as a regression test. Targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")).
+                to keep it as a regression test. --runs N runs each target for N executions instead of
+                a time (make fuzz-runs: 1,000,000 each, in release mode) and prints executions per second.
+                Targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")).
                 For coverage-guided fuzzing build with libFuzzer: make fuzz-libfuzzer.
                 """)
                 return
@@ -78,15 +84,18 @@ struct HotspotFuzz {
             }
         }
         CrashCapture.install(directory: crashes)
-        print("seed \(seed); \(Int(seconds)) s per target")
+        print("seed \(seed); " + (runs.map { "\($0) executions per target" } ?? "\(Int(seconds)) s per target"))
+        var totalExecutions = 0
+        let allStarted = ContinuousClock.now
         for target in targets {
             let inputs = target.seeds + loadCorpus(corpus + "/" + target.rawValue)
             var mutator = Mutator(seed: seed)
             let deadline = Date().addingTimeInterval(seconds)
+            let started = ContinuousClock.now
             var executions = 0
             for input in inputs { CrashCapture.arm(target, input); target.run(input); executions += 1 }
-            while Date() < deadline {
-                for _ in 0..<200 {
+            while runs.map({ executions < $0 }) ?? (Date() < deadline) {
+                for _ in 0..<min(200, runs.map { max(1, $0 - executions) } ?? 200) {
                     let base = inputs[mutator.below(inputs.count)]
                     let input = mutator.mutate(base, other: inputs[mutator.below(inputs.count)])
                     CrashCapture.arm(target, input)
@@ -94,8 +103,14 @@ struct HotspotFuzz {
                     executions += 1
                 }
             }
-            print("\(target.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(executions) executions, no crash")
+            let elapsed = ContinuousClock.now - started
+            let secs = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            totalExecutions += executions
+            print("\(target.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)) \(executions) executions in \(String(format: "%.1f", secs)) s"
+                  + " (\(Int(Double(executions) / max(secs, 1e-9))) executions/s), no crash")
         }
+        let all = ContinuousClock.now - allStarted
+        print("all targets: \(totalExecutions) executions in \(all.components.seconds) s, no crash")
         FuzzTarget.cleanUp()
     }
 

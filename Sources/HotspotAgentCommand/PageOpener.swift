@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import DBus
 import Glibc
+import HotspotCore
 
 /// Opens a sign-in page: GNOME's portal helper (`org.gnome.Shell.PortalHelper.Authenticate`) when
 /// it is on the session bus or can be activated there, the browser command otherwise.
@@ -13,7 +14,14 @@ struct PageOpener: Sendable {
     let browser: String
     let usePortalHelper: Bool
 
+    /// Opens `url` unless ``SignInURL`` refuses it (only http and https with a host): the daemon
+    /// publishes no other, and this checks again, since the browser command runs whatever the
+    /// desktop registers for a scheme (`smb:`, `file:`, `ssh:`).
     func open(_ url: String, device: String?) async {
+        if let refusal = SignInURL.check(url) {
+            AgentLog.write("not opening the sign-in address '\(UntrustedText.forLog(url))': \(refusal)")
+            return
+        }
         if usePortalHelper, await portalHelperAvailable() {
             do {
                 let connection = await activeConnection(of: device)

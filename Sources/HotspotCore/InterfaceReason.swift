@@ -29,12 +29,23 @@ public enum InterfaceReason: Hashable, Sendable {
         }
     }
 
-    /// The published text.
+    /// Unicode scalars of a helper's words published, counted after escaping (the contract's
+    /// "at most 300 characters"; the escaped form of 300 scalars can be eight times as long).
+    public static let maximumHelperWords = 300
+    /// Unicode scalars published in all: the daemon's explanation and the helper's words after it.
+    public static let maximumPublished = 600
+
+    /// The published text: a helper's words (escaped when its answer was decoded) cut to
+    /// ``maximumHelperWords`` scalars, the whole to ``maximumPublished``, both after escaping.
     public var text: String {
         switch self {
         case .none: return ""
-        case .helper(let said): return said
-        case .explained(let text, let last): return Self.explanationMark + text + (last.map { "; its last answer: \($0)" } ?? "")
+        case .helper(let said): return Self.bounded(said)
+        case .explained(let text, let last):
+            let whole = Self.explanationMark + text + (last.map { "; its last answer: \(Self.bounded($0))" } ?? "")
+            return UntrustedText.capped(escaped: whole, limit: Self.maximumPublished)
         }
     }
+
+    static func bounded(_ words: String) -> String { UntrustedText.capped(escaped: words, limit: maximumHelperWords) }
 }

@@ -92,6 +92,27 @@ public enum UntrustedText {
         !text.unicodeScalars.contains(where: needsEscape) && longestCombiningRun(text) <= maximumCombiningRun
     }
 
+    /// Already escaped text (``forLog(_:limit:)``'s output) cut to at most `limit` Unicode scalars
+    /// in all, its "…" mark included, and never inside an escape: `forLog`'s limit counts the
+    /// original's scalars, and each one escaped takes up to ten (`\u{10FFFF}`), so 300 scalars of
+    /// U+202E published 2,400 characters.
+    public static func capped(escaped text: String, limit: Int) -> String {
+        guard text.unicodeScalars.count > limit else { return text }
+        var kept = Array(text.unicodeScalars.prefix(max(0, limit - 1)))
+        // Drop a trailing escape cut short: `\u{…` without its `}`, or a lone `\`.
+        if let slash = kept.lastIndex(of: "\\") {
+            var run = 0
+            var i = slash
+            while i >= 0 && kept[i] == "\\" { run += 1; i -= 1 }
+            let tail = kept[(slash + 1)...]
+            let openEscape = tail.first == "u" && !tail.contains("}")
+            if run % 2 == 1 && (tail.isEmpty || openEscape) { kept.removeSubrange(slash...) }
+        }
+        var out = ""
+        out.unicodeScalars.append(contentsOf: kept)
+        return out + "…"
+    }
+
     private static func appendEscaped(_ scalar: Unicode.Scalar, to out: inout String) {
         switch scalar {
         case "\\": out += "\\\\"

@@ -64,7 +64,7 @@ struct Logoff: AsyncParsableCommand {
         if options.json {
             print(Output.json(ActionDocument(interface: i.name, action: "logoff", network: i.network?.name, helper: i.helper)))
         } else {
-            print("\(i.name): logging off\(i.network.map { " from \($0.name)" } ?? "")\(i.helper.isEmpty ? "" : " through \(i.helper)")")
+            print(Output.line("\(i.name): logging off\(i.network.map { " from \($0.name)" } ?? "")\(i.helper.isEmpty ? "" : " through \(i.helper)")"))
         }
     }
 }
@@ -90,7 +90,7 @@ struct PresentUI: AsyncParsableCommand {
         if options.json {
             print(Output.json(ActionDocument(interface: i.name, action: "present-ui", network: i.network?.name, helper: i.helper)))
         } else {
-            print("\(i.name): present-ui sent\(i.helper.isEmpty ? "" : " to \(i.helper)")\(i.portalURL.isEmpty ? "" : "; sign-in page \(i.portalURL)")")
+            print(Output.line("\(i.name): present-ui sent\(i.helper.isEmpty ? "" : " to \(i.helper)")\(i.portalURL.isEmpty ? "" : "; sign-in page \(i.portalURL)")"))
         }
     }
 }
@@ -137,7 +137,7 @@ struct Forget: AsyncParsableCommand {
         if options.json {
             print(Output.json(["action": "forget", "ssid": name]))
         } else {
-            print("forgot \(name)")
+            print(Output.line("forgot \(name)"))
         }
     }
 }

@@ -62,7 +62,7 @@ struct MonitorView {
     }
 
     func emit(_ e: Monitor.Event, _ human: String) {
-        print(json ? Output.json(e, pretty: false) : human)
+        print(json ? Output.json(e, pretty: false) : Output.line(human))
         // Lines must reach a pipe (a script, a test) as they happen.
         fflush(nil)
     }

@@ -10,7 +10,10 @@ enum Output {
     /// Columns padded to the widest cell by display width (an SSID in CJK or with emoji takes two
     /// columns per such character, so the next column still lines up); the last column is not
     /// padded.
+    /// Every cell goes through ``safe(_:)``: a table is what people read, and what a helper or a
+    /// network sent reaches it whatever the daemon checked.
     static func table(_ headers: [String], _ rows: [[String]]) -> String {
+        let rows = rows.map { $0.map(safe) }
         var widths = headers.map(DisplayWidth.of)
         for row in rows {
             for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], DisplayWidth.of(cell)) }
@@ -29,7 +32,20 @@ enum Output {
     /// portal's URL, a helper's name), as the daemon escapes it for its log: a terminal shows what
     /// was sent, in the order it was sent, on one line. SSIDs are escaped the same way by
     /// `SSIDText.display`; `Reason` comes escaped by the daemon.
-    static func shown(_ text: String) -> String { UntrustedText.forLog(text, limit: 400) }
+    static func shown(_ text: String) -> String { UntrustedText.forLog(text, limit: shownLimit) }
+    static let shownLimit = 400
+
+    /// `text` as it is when it is already safe to print (``UntrustedText/isPlain(_:)``: no
+    /// control or format character, no long combining run; and no longer than ``shown(_:)`` keeps),
+    /// else ``shown(_:)``. For every line and cell hotspotctl prints: text escaped already (an
+    /// SSID's display form, `Reason`) is plain and passes unchanged, not escaped twice; anything
+    /// the daemon let through that is not — a helper's name or purpose, a URL — is escaped here.
+    static func safe(_ text: String) -> String {
+        UntrustedText.isPlain(text) && text.unicodeScalars.count <= shownLimit ? text : shown(text)
+    }
+
+    /// A line of text output, made ``safe(_:)`` (one line: a newline in it is escaped).
+    static func line(_ text: String) -> String { safe(text) }
 
     static func json<T: Encodable>(_ value: T, pretty: Bool = true) -> String {
         let encoder = JSONEncoder()

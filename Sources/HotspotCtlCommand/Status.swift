@@ -31,8 +31,8 @@ struct Status: AsyncParsableCommand {
                                       probePolicy: manager.probePolicy)))
             return
         }
-        print("hotspot-helperd \(manager.version): \(manager.status), \(manager.helpers.count) helper\(manager.helpers.count == 1 ? "" : "s") registered")
-        if !manager.probePolicy.isEmpty { print(manager.probePolicy) }
+        print(Output.line("hotspot-helperd \(manager.version): \(manager.status), \(manager.helpers.count) helper\(manager.helpers.count == 1 ? "" : "s") registered"))
+        if !manager.probePolicy.isEmpty { print(Output.line(manager.probePolicy)) }
         guard !interfaces.isEmpty else {
             print("no Wi-Fi interfaces")
             return
@@ -50,7 +50,7 @@ struct Status: AsyncParsableCommand {
         for i in interfaces where pending(i) { print("\(i.name): connectivity verdict pending: checks are repeated until the gateway answers") }
         // The helper's words, as the daemon escaped and capped them; the daemon's own start with its name.
         for i in interfaces where !i.reason.isEmpty {
-            print(i.reason.hasPrefix("hotspot-helperd: ") ? "\(i.name): \(i.reason)" : "\(i.name): \(Output.dash(i.helper)) says: \(i.reason)")
+            print(Output.line(i.reason.hasPrefix("hotspot-helperd: ") ? "\(i.name): \(i.reason)" : "\(i.name): \(Output.dash(i.helper)) says: \(i.reason)"))
         }
     }
 }

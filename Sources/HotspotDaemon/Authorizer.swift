@@ -6,18 +6,52 @@ import Synchronization
 /// Decides whether a caller may perform an action: root always may; everyone else asks polkit
 /// (org.freedesktop.PolicyKit1 on the system bus). With no polkit on the bus, only root may.
 ///
-/// Bounded: at most ``maximumChecksPerCaller`` checks per caller wait on polkit
-/// at once, so a flood of calls cannot pile up pending replies in the daemon; polkit may prompt
-/// the user only when the caller's message allows interactive authorization.
+/// Bounded, so that no caller and no user can take the checks everyone else needs: checks that
+/// may prompt (interactive) can wait up to 120 s on an authentication agent that never answers,
+/// while the others take polkit milliseconds; they are counted apart (``Slots``), each kind with a
+/// limit per connection, per user and in all. A user's checks fill at most a quarter of a
+/// kind's slots, so one user (whatever number of connections they open) never makes the daemon
+/// refuse another, and a non-interactive check (`CheckPermission`, a call made without
+/// interactive authorization) never waits behind interactive ones.
 public struct Authorizer: Sendable {
     public enum Answer: String, Sendable { case yes, no, challenge }
 
-    /// Checks one caller may have waiting on polkit at once; more are refused at once.
+    /// Checks one caller (connection) may have waiting on polkit at once; more are refused at once.
     public static let maximumChecksPerCaller = 4
-    /// Checks all callers together may have waiting: well below the system bus's limit of
-    /// pending replies per connection (dbus-daemon's max_replies_per_connection, 128 in
+    /// Interactive checks one user (uid) may have waiting, over all their connections: twice a
+    /// caller's, so a user with a few clients open is not refused, and a quarter of
+    /// ``maximumInteractiveChecks``, so one user cannot fill them.
+    public static let maximumInteractiveChecksPerUser = 8
+    /// Interactive checks all callers together may have waiting.
+    public static let maximumInteractiveChecks = 32
+    /// Other checks one user may have waiting: polkit answers them in milliseconds, so only a burst
+    /// counts (a user registering their 8 helpers at once, with a few `CheckPermission` calls); a
+    /// quarter of ``maximumOtherChecks``.
+    public static let maximumOtherChecksPerUser = 12
+    /// Other checks all callers together may have waiting.
+    public static let maximumOtherChecks = 48
+    /// Checks all callers together may have waiting, of both kinds: well below the system bus's
+    /// limit of pending replies per connection (dbus-daemon's max_replies_per_connection, 128 in
     /// Debian's system.conf), so many callers cannot use up the daemon's own calls either.
-    public static let maximumChecksInFlight = 64
+    public static let maximumChecksInFlight = maximumInteractiveChecks + maximumOtherChecks
+
+    /// A check's kind, each with its own slots.
+    public enum Kind: Sendable, Hashable { case interactive, nonInteractive }
+
+    /// Limits for one kind of check.
+    public struct Slots: Sendable, Equatable {
+        public var perCaller: Int
+        public var perUser: Int
+        public var total: Int
+    }
+
+    /// The limits of each kind.
+    public static func slots(_ kind: Kind) -> Slots {
+        switch kind {
+        case .interactive: Slots(perCaller: maximumChecksPerCaller, perUser: maximumInteractiveChecksPerUser, total: maximumInteractiveChecks)
+        case .nonInteractive: Slots(perCaller: maximumChecksPerCaller, perUser: maximumOtherChecksPerUser, total: maximumOtherChecks)
+        }
+    }
 
     let connection: Connection
     private let inFlight = InFlightChecks()
@@ -44,17 +78,25 @@ public struct Authorizer: Sendable {
 
     private func ask(_ action: HotspotContract.Action, sender: String, interactive: Bool,
                      details: [String: String]) async throws -> (answer: Answer, why: String) {
-        if let creds = try? await connection.credentials(of: sender), creds.uid == 0 { return (.yes, "root") }
-        switch inFlight.enter(sender, limit: Self.maximumChecksPerCaller, total: Self.maximumChecksInFlight) {
+        let creds = try? await connection.credentials(of: sender)
+        if creds?.uid == 0 { return (.yes, "root") }
+        let kind: Kind = interactive ? .interactive : .nonInteractive
+        let user = creds?.uid.map { "uid \($0)" } ?? sender
+        let slots = Self.slots(kind)
+        let kindName = interactive ? "interactive" : "non-interactive"
+        switch inFlight.enter(caller: sender, user: user, kind: kind, slots: slots) {
         case .entered: break
         case .callerFull:
             throw HotspotError(.notAllowed, "too many authorization checks from this caller are waiting for polkit "
-                               + "(at most \(Self.maximumChecksPerCaller)); wait for their answers and try again")
+                               + "(at most \(slots.perCaller)); wait for their answers and try again")
+        case .userFull:
+            throw HotspotError(.notAllowed, "\(user) has \(slots.perUser) \(kindName) authorization checks waiting for polkit already "
+                               + "(the most one user may have); answer or cancel the authentication dialogs and try again")
         case .daemonFull:
-            throw HotspotError(.notAllowed, "the daemon has \(Self.maximumChecksInFlight) authorization checks waiting for polkit "
+            throw HotspotError(.notAllowed, "the daemon has \(slots.total) \(kindName) authorization checks waiting for polkit "
                                + "already; try again in a moment")
         }
-        defer { inFlight.leave(sender) }
+        defer { inFlight.leave(caller: sender, user: user, kind: kind) }
         let subject: DBusValue = .structure([.string("system-bus-name"), .varDict(["name": .string(sender)])])
         let detailEntries = details.sorted { $0.key < $1.key }.map { DictEntry(.string($0.key), .string($0.value)) }
         do {
@@ -79,28 +121,38 @@ public struct Authorizer: Sendable {
     }
 }
 
-/// How many polkit checks each caller, and all of them, have waiting.
+/// How many polkit checks each caller, each user and all of them have waiting, per kind.
 final class InFlightChecks: Sendable {
-    enum Entry { case entered, callerFull, daemonFull }
-    private struct Counts { var byCaller: [String: Int] = [:]; var total = 0 }
+    enum Entry: Equatable { case entered, callerFull, userFull, daemonFull }
+    private struct Counts {
+        var byCaller: [Authorizer.Kind: [String: Int]] = [:]
+        var byUser: [Authorizer.Kind: [String: Int]] = [:]
+        var total: [Authorizer.Kind: Int] = [:]
+    }
     private let counts = Mutex(Counts())
 
-    /// Counts one more check for `caller` unless it has `limit` waiting or all have `total`.
-    func enter(_ caller: String, limit: Int, total: Int) -> Entry {
+    /// Counts one more check of `kind` for `caller` (a connection) of `user` unless the caller, the
+    /// user or everyone has as many of that kind waiting as `slots` allow. Checks of the other
+    /// kind do not count.
+    func enter(caller: String, user: String, kind: Authorizer.Kind, slots: Authorizer.Slots) -> Entry {
         counts.withLock { c in
-            guard c.byCaller[caller, default: 0] < limit else { return .callerFull }
-            guard c.total < total else { return .daemonFull }
-            c.byCaller[caller, default: 0] += 1
-            c.total += 1
+            guard c.byCaller[kind, default: [:]][caller, default: 0] < slots.perCaller else { return .callerFull }
+            guard c.byUser[kind, default: [:]][user, default: 0] < slots.perUser else { return .userFull }
+            guard c.total[kind, default: 0] < slots.total else { return .daemonFull }
+            c.byCaller[kind, default: [:]][caller, default: 0] += 1
+            c.byUser[kind, default: [:]][user, default: 0] += 1
+            c.total[kind, default: 0] += 1
             return .entered
         }
     }
 
-    func leave(_ caller: String) {
+    func leave(caller: String, user: String, kind: Authorizer.Kind) {
         counts.withLock { c in
-            let n = c.byCaller[caller, default: 1] - 1
-            c.byCaller[caller] = n > 0 ? n : nil
-            c.total -= 1
+            let n = c.byCaller[kind, default: [:]][caller, default: 1] - 1
+            c.byCaller[kind, default: [:]][caller] = n > 0 ? n : nil
+            let u = c.byUser[kind, default: [:]][user, default: 1] - 1
+            c.byUser[kind, default: [:]][user] = u > 0 ? u : nil
+            c.total[kind, default: 0] -= 1
         }
     }
 }

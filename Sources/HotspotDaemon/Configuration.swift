@@ -64,6 +64,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Whether helpers' passwords are provisioned as in-memory NetworkManager profiles
     /// (docs/NETWORKMANAGER.md, "Provisioning"); off leaves only the secret agent.
     public var provisionProfiles = true
+    /// How far apart two sightings of a network must be before it gets a profile (`provision-after`;
+    /// zero: at the first): a burst of beacons mints none (docs/NETWORKMANAGER.md, "Provisioning").
+    public var provisionAfter: Duration = .seconds(15)
     /// The connectivity monitor's settings (`[connectivity]`).
     public var connectivity = ConnectivitySettings()
     /// Keys the daemon did not recognise, for a warning (`group.key`).
@@ -206,6 +209,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         }
         var c = ConnectivitySettings()
         if let v = boolean("provision-profiles", "daemon") { config.provisionProfiles = v }
+        if let t = text("provision-after", "daemon") {
+            if let v = Double(t), v.isFinite, v >= 0, v <= 3600 { config.provisionAfter = .milliseconds(Int64((v * 1000).rounded())) } else {
+                bad("daemon", "provision-after", "is not a number of seconds from 0 to 3600 (e.g. provision-after=15)")
+            }
+        }
         if let v = boolean("enabled", "connectivity") { c.enabled = v }
         if let v = boolean("bind-interface", "connectivity") { c.bindInterface = v }
         if let v = seconds("interval", "connectivity") { c.interval = v }
@@ -263,6 +271,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The keys the loader reads, by group.
     public static let knownKeys: [String: Set<String>] = [
         "daemon": ["state-dir", "command-timeout", "maintain-interval", "filter-interval", "profiles-dir", "builtin-helpers", "provision-profiles",
+                   "provision-after",
                    "join-hold", "authenticate-retries", "authenticate-retry-delay", "authenticate-retry-window"],
         "connectivity": ["enabled", "probes", "dns-servers", "capport-url", "ca-file", "bind-interface",
                          "interval", "probe-timeout", "join-patience"],

@@ -47,7 +47,7 @@ public enum Daemon {
         // is the rare save that must precede its effects (Engine.handle), which holds a worker.
         let client = NetworkManagerClient(connection: bus)
         let actions = NetworkManagerActions(client: client)
-        let provisioner = ProfileProvisioner(client: client, log: log)
+        let provisioner = ProfileProvisioner(client: client, log: log, sightingSpan: configuration.provisionAfter)
         if !configuration.provisionProfiles {
             log.info("provisioning is off ([daemon] provision-profiles=false): helpers' passwords reach NetworkManager only through the secret agent; profiles an earlier run left are withdrawn")
         }

@@ -170,6 +170,7 @@ extension Engine {
     }
 
     func commandFinished(_ request: CommandRequest, outcome: CommandOutcome) async {
+        let outcome = screenDisplayNames(outcome, of: request)
         guard let f = inflight.removeValue(forKey: request.token) else {
             guard lingering.removeValue(forKey: request.token) != nil, case .answered(let response) = outcome else { return }
             log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue) arrived after the command ended; ignored")
@@ -202,6 +203,18 @@ extension Engine {
             await completed(request, .helperLeft, seconds: secs)
             if let transport = helpers[request.helper]?.transport { await helperVanished(request.helper, transport: transport) }
         }
+    }
+}
+
+extension Engine {
+    /// A filter-scan-list answer with every display name that reads as another network in the
+    /// scan list sent (``LookAlikeNames``) replaced by the claimed network's SSID, each logged.
+    func screenDisplayNames(_ outcome: CommandOutcome, of request: CommandRequest) -> CommandOutcome {
+        guard request.command == .filterScanList, case .answered(var response) = outcome else { return outcome }
+        let (claims, refused) = LookAlikeNames.screen(response.claims, inRange: request.networks)
+        for r in refused { log.warning("\(request.interface): helper \(UntrustedText.forLog(request.helper.rawValue)): \(r)") }
+        response.claims = claims
+        return .answered(response)
     }
 }
 

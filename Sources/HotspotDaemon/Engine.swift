@@ -220,12 +220,13 @@ public actor Engine {
             remaining = seconds
             expires = UInt64(max(0, Int64(time(nil)) + seconds))
         }
-        let portalURL = verdict.state == .portal ? (verdict.signInURL ?? verdict.capport?.userPortalURL ?? "") : ""
+        let portalURL = verdict.state == .portal ? publishable(name, "sign-in", [verdict.signInURL, verdict.capport?.userPortalURL]) : ""
+        let venueInfoURL = publishable(name, "venue information", [verdict.capport?.venueInfoURL])
         if interfaces[name]?.connectivity != connectivity || interfaces[name]?.portalURL != portalURL {
             log.info("\(name): connectivity \(connectivity) (\(verdict.state.rawValue): \(UntrustedText.forLog("\(verdict.reason)")), \(verdict.successes)/\(verdict.total) probes)\(portalURL.isEmpty ? "" : ", portal \(UntrustedText.forLog(portalURL))")")
         }
         let wasPortal = interfaces[name]?.connectivity == .portal
-        await setConnectivity(name, connectivity: connectivity, portalURL: portalURL, venueInfoURL: verdict.capport?.venueInfoURL ?? "",
+        await setConnectivity(name, connectivity: connectivity, portalURL: portalURL, venueInfoURL: venueInfoURL,
                               sessionExpires: expires)
         // A portal that showed itself after the join's evaluation: the core asks the helpers again
         // when none signed in.
@@ -236,6 +237,21 @@ public actor Engine {
             await handle(.sessionExpiryLearned(name, at: now + .seconds(remaining)))
         }
         await recomputeStatus()
+    }
+
+    /// The first of `candidates` that may be published and opened (``SignInURL``: http or https
+    /// with a host), "" when none may; each refused one is logged with why. The one place the
+    /// daemon takes a sign-in address it learnt from the network (a probe's redirect or page, RFC
+    /// 8908, DHCP option 114 or the RA option through the API, WISPr's LoginURL).
+    func publishable(_ name: InterfaceID, _ what: String, _ candidates: [String?]) -> String {
+        for case let url? in candidates where !url.isEmpty {
+            if let refusal = SignInURL.check(url) {
+                log.warning("\(name): not publishing the network's \(what) address '\(UntrustedText.forLog(url))': \(refusal)")
+                continue
+            }
+            return url
+        }
+        return ""
     }
 
     /// CheckConnectivity(): a fresh check, then the published values and the verdict's reason.

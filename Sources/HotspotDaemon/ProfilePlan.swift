@@ -28,6 +28,10 @@ struct ProfilePlan: Sendable, Equatable {
         case duplicate = "another provisioned profile exists for it"
         /// The daemon is stopping.
         case shutdown = "the daemon is stopping"
+        /// Its helper supplies passwords for more networks than one helper may have profiles for.
+        case overBound = "its helper supplies passwords for more networks than one helper may have profiles for"
+        /// The network has not been seen in a scan for a while (or not repeatedly).
+        case unseen = "the network has not been seen in range for a while"
     }
 
     enum Action: Sendable, Hashable {
@@ -54,8 +58,11 @@ struct ProfilePlan: Sendable, Equatable {
     ///   - adopting: keep unclaimed marked profiles this daemon did not write.
     ///   - fresh: SSIDs forgotten (`ForgetNetwork`): a rewrite switches autoconnect back on;
     ///     otherwise it keeps the profile's autoconnect (off after a failed sign-in).
+    ///   - notWanted: why a network a helper still claims is not wanted (over the bound, unseen),
+    ///     for the log; unclaimed otherwise.
     init(wanted: [ProvisionedProfileSpec], held: [HeldProfile], written: [String: ProvisionedProfileSpec],
-         declined: Set<[UInt8]>, active: Set<ObjectPath>, adopting: Bool, fresh: Set<[UInt8]> = []) {
+         declined: Set<[UInt8]>, active: Set<ObjectPath>, adopting: Bool, fresh: Set<[UInt8]> = [],
+         notWanted: [[UInt8]: Reason] = [:]) {
         let heldUUIDs = Set(held.map(\.uuid))
         for (uuid, spec) in written where !heldUUIDs.contains(uuid) { newlyDeclined.insert(spec.ssid) }
         let refused = declined.union(newlyDeclined)
@@ -79,13 +86,13 @@ struct ProfilePlan: Sendable, Equatable {
             } else if userSSIDs.contains(profile.ssid) {
                 reason = .userProfile
             } else {
-                reason = .unclaimed
+                reason = notWanted[profile.ssid] ?? .unclaimed
             }
             if active.contains(profile.path) {
                 keptWhileActive = true
                 continue
             }
-            if adopting, reason == .unclaimed, written[profile.uuid] == nil {
+            if adopting, reason == .unclaimed || notWanted[profile.ssid] != nil, written[profile.uuid] == nil {
                 keptWhileAdopting = true
                 covered.insert(profile.ssid)
                 continue

@@ -16,7 +16,40 @@ import NetworkManager
 /// (`Update2` IN_MEMORY) and deletes them when no helper supplies the password any more; the
 /// secret agent stays as the fallback. The decisions are ``ProfilePlan``'s; this actor does the
 /// I/O, one reconciliation at a time, and logs what it changed (never a password).
+///
+/// Bounded against a beacon flood (one helper claiming `ssid-prefix=Hotel-` while a cheap device
+/// broadcasts Hotel-1 … Hotel-120): a profile is made only for a network seen repeatedly (in scan
+/// lists at least ``sightingSpan`` apart), at most ``maximumPerSource`` per helper (the networks
+/// seen longest first; the rest refused with a log line), and withdrawn once its network has not
+/// been seen for ``unseenExpiry`` (docs/NETWORKMANAGER.md, "Provisioning").
 actor ProfileProvisioner {
+    /// Profiles one helper's passwords may have at once: far more networks than a place offers
+    /// (a hotel, a campus, a city's hotspots in range at once), far fewer than a flood mints.
+    static let defaultMaximumPerSource = 32
+    /// How far apart two sightings of a network must be before it gets a profile: NetworkManager
+    /// scans an idle device every few seconds to two minutes, so a network in range passes at its
+    /// next scans; a burst of beacons does not.
+    static let defaultSightingSpan: Duration = .seconds(30)
+    /// How long a network may go unseen before its profile is withdrawn: longer than any gap
+    /// between scans of a network still around, and a working day's absence (lunch, a meeting
+    /// elsewhere) costs one AddConnection2 on return, while a flood's profiles do not outlive it
+    /// by more than an hour.
+    static let defaultUnseenExpiry: Duration = .seconds(3600)
+    /// SSIDs whose sightings are kept: NetworkManager lists a few hundred access points at most.
+    static let maximumSightings = 4096
+
+    let maximumPerSource: Int
+    let sightingSpan: Duration
+    let unseenExpiry: Duration
+    /// When each SSID was first and last seen in a scan list (dropped once unseen for ``unseenExpiry``).
+    private var sightings: [[UInt8]: (first: ContinuousClock.Instant, last: ContinuousClock.Instant)] = [:]
+    /// SSIDs refused for the per-helper bound, as last logged.
+    private var overBound: Set<[UInt8]> = []
+    private var expiryTimer: Task<Void, Never>?
+    private var expiryDue: ContinuousClock.Instant?
+    /// Who waits for reconciliation to settle (``settled()``).
+    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
+
     let client: NetworkManagerClient
     let log: Logger
     /// How long marked profiles left by an earlier run are kept unclaimed after NetworkManager
@@ -40,10 +73,15 @@ actor ProfileProvisioner {
     private var waitingForDeactivation = false
     private var recheck: Task<Void, Never>?
 
-    init(client: NetworkManagerClient, log: Logger, adoptionGrace: Duration = .seconds(60)) {
+    init(client: NetworkManagerClient, log: Logger, adoptionGrace: Duration = .seconds(60),
+         maximumPerSource: Int = defaultMaximumPerSource, sightingSpan: Duration = defaultSightingSpan,
+         unseenExpiry: Duration = defaultUnseenExpiry) {
         self.client = client
         self.log = log
         self.adoptionGrace = adoptionGrace
+        self.maximumPerSource = maximumPerSource
+        self.sightingSpan = sightingSpan
+        self.unseenExpiry = unseenExpiry
     }
 
     // MARK: - What the daemon learns
@@ -76,6 +114,20 @@ actor ProfileProvisioner {
     /// An interface's access points: learns which key management each personal network needs.
     func accessPointsSeen(_ accessPoints: [AccessPoint]) {
         var changed = false
+        let now = ContinuousClock.now
+        for ssid in Set(accessPoints.map(\.ssid)) where !ssid.isEmpty {
+            let before = sightings[ssid]
+            let first = before.flatMap { now - $0.last < unseenExpiry ? $0.first : nil } ?? now
+            sightings[ssid] = (first, now)
+            // Seen repeatedly only now (or again after it expired): it may get a profile.
+            let wasQualified = before.map { $0.last - $0.first >= sightingSpan && now - $0.last < unseenExpiry } ?? false
+            if !wasQualified, now - first >= sightingSpan { changed = true }
+        }
+        // Bounded whatever a flood of random names shows: the least recently seen go first.
+        if sightings.count > Self.maximumSightings {
+            let drop = sightings.sorted { $0.value.last < $1.value.last }.prefix(sightings.count - Self.maximumSightings)
+            for (ssid, _) in drop { sightings[ssid] = nil }
+        }
         for ap in accessPoints {
             guard let km = ProfileKeyManagement(accessPoint: ap), keyManagement[ap.ssid] != km else { continue }
             // PSK wins over SAE when the network's access points disagree (transition mode).
@@ -126,6 +178,7 @@ actor ProfileProvisioner {
     /// would cut the user off); they vanish at reboot and the next run adopts them.
     func withdrawAll() async {
         adoptionTimer?.cancel()
+        expiryTimer?.cancel()
         recheck?.cancel()
         guard available, let held = try? await client.wifiProfiles() else { return }
         let active = (try? await client.activeProfiles()) ?? []
@@ -136,12 +189,67 @@ actor ProfileProvisioner {
 
     /// What the claims call for: one profile per claimed SSID whose access points were seen
     /// as WPA/WPA3-Personal (WEP, enterprise and open networks get none).
+    /// Only networks seen repeatedly and not unseen for ``unseenExpiry``; at most
+    /// ``maximumPerSource`` per helper, the networks seen longest first. Names carry no markup
+    /// (``MarkupFreeName``): NetworkManager's clients may render it.
     func wanted() -> [ProvisionedProfileSpec] {
-        ProvisionedProfileSpec.uniquelyNamed(claims.passwords().compactMap { ssid, winner -> ProvisionedProfileSpec? in
-            guard let password = winner.password, let km = keyManagement[ssid.bytes] else { return nil }
-            return ProvisionedProfileSpec(ssid: ssid.bytes, keyManagement: km, password: password.secret, helper: winner.helper.rawValue,
-                                          name: winner.displayName)
-        }.sorted { $0.ssid.lexicographicallyPrecedes($1.ssid) })
+        wantedAndRefused().wanted
+    }
+
+    private func wantedAndRefused() -> (wanted: [ProvisionedProfileSpec], refused: [String: [[UInt8]]]) {
+        let now = ContinuousClock.now
+        var candidates: [(spec: ProvisionedProfileSpec, first: ContinuousClock.Instant)] = []
+        for (ssid, winner) in claims.passwords() {
+            guard let password = winner.password, let km = keyManagement[ssid.bytes], let seen = sightings[ssid.bytes],
+                  seen.last - seen.first >= sightingSpan, now - seen.last < unseenExpiry else { continue }
+            candidates.append((ProvisionedProfileSpec(ssid: ssid.bytes, keyManagement: km, password: password.secret, helper: winner.helper.rawValue,
+                                                      name: MarkupFreeName.of(winner.displayName)), seen.first))
+        }
+        candidates.sort { $0.first != $1.first ? $0.first < $1.first : $0.spec.ssid.lexicographicallyPrecedes($1.spec.ssid) }
+        var perHelper: [String: Int] = [:]
+        var kept: [ProvisionedProfileSpec] = []
+        var refused: [String: [[UInt8]]] = [:]
+        for c in candidates {
+            perHelper[c.spec.helper, default: 0] += 1
+            if perHelper[c.spec.helper, default: 0] > maximumPerSource { refused[c.spec.helper, default: []].append(c.spec.ssid) } else { kept.append(c.spec) }
+        }
+        let named = ProvisionedProfileSpec.uniquelyNamed(kept.sorted { $0.ssid.lexicographicallyPrecedes($1.ssid) }).map { spec -> ProvisionedProfileSpec in
+            var s = spec
+            s.name = MarkupFreeName.of(spec.name)
+            return s
+        }
+        return (named, refused)
+    }
+
+    /// Waits until no reconciliation is running or asked for (for tests: the plan has been
+    /// carried out).
+    func settled() async {
+        guard reconciling else { return }
+        await withCheckedContinuation { settleWaiters.append($0) }
+    }
+
+    /// Forgets sightings older than ``unseenExpiry`` and schedules a reconciliation for when the
+    /// next wanted network's sighting expires.
+    private func expireSightings() {
+        let now = ContinuousClock.now
+        sightings = sightings.filter { now - $0.value.last < unseenExpiry }
+        let claimed = Set(claims.passwords().keys.map(\.bytes))
+        let next = sightings.filter { claimed.contains($0.key) }.map { $0.value.last + unseenExpiry }.min()
+        guard let next, next != expiryDue else { return }
+        expiryDue = next
+        expiryTimer?.cancel()
+        // Outlives its caller: the next expiry, owned (`expiryTimer`) and replaced by the next one.
+        expiryTimer = Task { [weak self] in
+            try? await Task.sleep(until: next, clock: .continuous)
+            guard !Task.isCancelled else { return }
+            await self?.expiryReached()
+        }
+    }
+
+    private func expiryReached() {
+        expiryDue = nil
+        expiryTimer = nil
+        requestReconcile()
     }
 
     /// Runs a reconciliation now unless one is running; then that one runs again when it ends.
@@ -159,6 +267,9 @@ actor ProfileProvisioner {
             await reconcileOnce()
         } while pending
         reconciling = false
+        let waiters = settleWaiters
+        settleWaiters = []
+        for w in waiters { w.resume() }
     }
 
     /// Reads NetworkManager's profiles, plans, and carries the plan out.
@@ -174,8 +285,21 @@ actor ProfileProvisioner {
             return
         }
         let adopting = adoptUntil.map { ContinuousClock.now < $0 } ?? false
-        let plan = ProfilePlan(wanted: wanted(), held: held, written: written, declined: declined, active: active, adopting: adopting,
-                               fresh: fresh)
+        expireSightings()
+        let (wanted, refused) = wantedAndRefused()
+        let over = Set(refused.values.joined())
+        if over != overBound {
+            overBound = over
+            for (helper, ssids) in refused.sorted(by: { $0.key < $1.key }) {
+                let names = ssids.prefix(8).map { SSID(bytes: $0).displayForm }.joined(separator: ", ") + (ssids.count > 8 ? ", …" : "")
+                log.warning("provisioning: helper \(UntrustedText.forLog(helper)) supplies passwords for \(ssids.count) more networks than the \(maximumPerSource) profiles one helper may have; not provisioning \(names) (a beacon flood can show many networks matching one profile; the secret agent still answers for them when NetworkManager asks)")
+            }
+        }
+        var notWanted: [[UInt8]: ProfilePlan.Reason] = [:]
+        for ssid in claims.passwords().keys.map(\.bytes) { notWanted[ssid] = over.contains(ssid) ? .overBound : .unseen }
+        for spec in wanted { notWanted[spec.ssid] = nil }
+        let plan = ProfilePlan(wanted: wanted, held: held, written: written, declined: declined, active: active, adopting: adopting,
+                               fresh: fresh, notWanted: notWanted)
         fresh = []
         for ssid in plan.newlyDeclined.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             log.info("provisioning: the profile for \(SSID(bytes: ssid).displayForm) was deleted by someone else; not provisioning it again until the network is forgotten (hotspotctl forget) or the daemon restarts")

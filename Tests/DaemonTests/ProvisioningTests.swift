@@ -157,7 +157,7 @@ struct ProvisioningTests {
         s.daemon.process.send(SIGKILL)
         _ = await s.daemon.process.waitForExit()
         try await s.bus.waitForNameGone(HotspotContract.busName.rawValue)
-        let second = try await DaemonProcess.start(on: s.bus, settings: ["command-timeout": "2", "filter-interval": "0.2"])
+        let second = try await DaemonProcess.start(on: s.bus, settings: ["command-timeout": "2", "filter-interval": "0.2", "provision-after": "0"])
         try await Self.eventually(s, "the earlier profile was not rewritten") {
             try await s.nm.profileSecret(s.client, profile: ours.path) == Self.changed
         }

@@ -26,7 +26,8 @@ struct Scenario: DaemonScenarioParts {
     init(settings: [String: String] = [:], connectivity: [String: String]? = nil, accessPoints: [AP] = Scenario.defaultAPs,
          stateDirectory: URL? = nil, prefix: [String] = [], bus existing: PrivateBus? = nil, mode: DaemonMode = .subprocess,
          environment: [String: String] = [:]) async throws {
-        var s = ["command-timeout": "2", "filter-interval": "0.2", "maintain-interval": "300"]
+        // Profiles at a network's first sighting: the mock's scan lists change only when a test changes them.
+        var s = ["command-timeout": "2", "filter-interval": "0.2", "maintain-interval": "300", "provision-after": "0"]
         for (k, v) in settings { s[k] = v }
         core = try await DaemonScenario(accessPoints: accessPoints, settings: s, connectivity: connectivity, stateDirectory: stateDirectory,
                                         prefix: prefix, bus: existing, mode: mode, environment: environment)
