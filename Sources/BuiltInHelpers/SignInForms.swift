@@ -119,13 +119,10 @@ public enum SignInFormReader {
         return out
     }
 
-    /// `url` when it is http or https with a host, else "". (HotspotCore is to gain a shared check
-    /// of sign-in URLs; until then this one.)
+    /// `url` when it may be published and opened as a sign-in page (``SignInURL``: http or https
+    /// with a host), else "".
     public static func safeURL(_ url: String) -> String {
-        let lower = url.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), url.utf8.count <= 2048,
-              let host = LoginHosts.host(of: url), !host.isEmpty, UntrustedText.isPlain(url), !url.contains(" ") else { return "" }
-        return url
+        SignInURL.isAllowed(url) ? url : ""
     }
 
     /// The sign-in page at `url` (its body `body`) on the network `ssid`, described.

@@ -5,6 +5,8 @@
 // Shell version shares it and gjs can run it in a test. Every string in a form comes from the
 // network: it is bounded here and only ever shown as plain text.
 
+import {isSignInUrl} from './urls.js';
+
 const MAX_LABEL = 200;
 const MAX_MESSAGE = 300;
 const MAX_FIELDS = 32;
@@ -67,7 +69,8 @@ export function formFrom(property) {
         return null;
     return {
         kind: 'form',
-        portalUrl: boundedText(property['portal-url'], MAX_MESSAGE),
+        // From the network: kept only when it is an address the extension would open.
+        portalUrl: isSignInUrl(property['portal-url']) ? property['portal-url'] : '',
         actionHost: boundedText(property['action-host'], MAX_LABEL),
         plainHttp: property['plain-http'] === true,
         message: boundedText(property.message, MAX_MESSAGE),
