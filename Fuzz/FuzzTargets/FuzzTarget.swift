@@ -203,9 +203,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .keyfile:
             _ = try? DaemonConfiguration.parse(bytes, path: "fuzz.conf")
         case .profile:
-            // The loader reads files (it checks their owner and mode): one scratch file per process.
-            FileManager.default.createFile(atPath: Self.profilePath, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
-            let (profiles, problems, warnings) = ProfileLoader.loadFile(path: Self.profilePath, requireRootOwner: false)
+            // What the loader does once it has read a file (root's, mode 600), without writing one.
+            let (profiles, problems, warnings) = ProfileLoader.load(bytes: bytes, mode: 0o600, owner: 0, path: "fuzz.conf", requireRootOwner: false)
             _ = ProfileIndex(profiles).conflicts
             _ = problems.count + warnings.count
         case .dhcp:
@@ -234,11 +233,6 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         // Each kept character is at most one escape (`\u{10FFFF}` is 10 scalars).
         precondition(kept.unicodeScalars.count <= limit * 10, "\(what) kept more than \(limit) characters")
     }
-
-    /// Removes the scratch files the targets use.
-    public static func cleanUp() { try? FileManager.default.removeItem(atPath: profilePath) }
-
-    static let profilePath = FileManager.default.temporaryDirectory.appendingPathComponent("hotspot-fuzz-profile-\(getpid()).conf").path
 
     /// Seed inputs: valid examples the mutations start from.
     public var seeds: [[UInt8]] {

@@ -111,7 +111,6 @@ struct HotspotFuzz {
         }
         let all = ContinuousClock.now - allStarted
         print("all targets: \(totalExecutions) executions in \(all.components.seconds) s, no crash")
-        FuzzTarget.cleanUp()
     }
 
     static func loadCorpus(_ dir: String) -> [[UInt8]] {

@@ -105,13 +105,20 @@ public enum ProfileLoader {
         } catch {
             return ([], ["profile refused: \(error.message); it is skipped"], [])
         }
+        return load(bytes: contents.bytes, mode: contents.mode, owner: contents.owner, path: path, requireRootOwner: requireRootOwner)
+    }
+
+    /// ``loadFile(path:requireRootOwner:)`` once the file is read: its `bytes`, with the permission
+    /// bits and owner its `stat` gave (the fuzzer calls it with bytes alone, no file written).
+    public static func load(bytes: [UInt8], mode: UInt32, owner: UInt32, path: String,
+                            requireRootOwner: Bool) -> (profiles: [Profile], problems: [String], warnings: [String]) {
         // Before the content is read: what someone other than root could change does not count.
-        if let refusal = ownershipProblem(path: path, mode: contents.mode, owner: contents.owner, requireRootOwner: requireRootOwner) {
+        if let refusal = ownershipProblem(path: path, mode: mode, owner: owner, requireRootOwner: requireRootOwner) {
             return ([], [refusal], [])
         }
         // Read as text (bytes that are not UTF-8 become U+FFFD), as GKeyFile was given it.
         let file: KeyFile
-        let text = Array(String(decoding: contents.bytes, as: UTF8.self).utf8)
+        let text = Array(String(decoding: bytes, as: UTF8.self).utf8)
         do { file = try KeyFile(parsing: text) } catch {
             // Where and what, never the line itself (it may hold a secret); every such line at once.
             let all = KeyFile.diagnosing(text).problems.map(\.description).joined(separator: "; ")
@@ -146,7 +153,7 @@ public enum ProfileLoader {
             }
         }
         let warnings = InlineComments.warnings(in: file, name: "profile \(path)")
-        if !secrets.isEmpty, let refusal = permissionProblem(path: path, mode: contents.mode, owner: contents.owner, secrets: secrets,
+        if !secrets.isEmpty, let refusal = permissionProblem(path: path, mode: mode, owner: owner, secrets: secrets,
                                                              requireRootOwner: requireRootOwner) {
             return ([], [refusal], warnings)
         }

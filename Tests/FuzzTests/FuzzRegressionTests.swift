@@ -22,7 +22,6 @@ import Testing
         for _ in 0..<3_000 {
             target.run(mutator.mutate(inputs[mutator.below(inputs.count)], other: inputs[mutator.below(inputs.count)]))
         }
-        if target == .profile { FuzzTarget.cleanUp() }
     }
 
     /// The register-helper target is only worth its time if some fuzzed calls are accepted, so
