@@ -128,9 +128,10 @@ extension DaemonEndToEnd {
         /// timeouts do not turn it into "none", and the user is not disconnected.
         @Test func aFlappingPortalStaysAPortal() async throws {
             var config = PortalSimulatorConfiguration(mode: .form)
-            // Phases of a second: checks back off to seconds apart, and with longer phases they
-            // could keep landing in the answering half.
-            config.flapSeconds = 1
+            // Phases under a second, and not a whole fraction of one: checks back off to a whole
+            // number of seconds apart, and with phases of whole seconds they could keep landing
+            // in the answering half (a run saw 22 checks and no hang).
+            config.flapSeconds = 0.7
             config.flapHang = .seconds(6)
             let s = try await PortalScenario.start(config)
             defer { Task { await s.stop() } }

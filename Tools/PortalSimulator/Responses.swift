@@ -121,7 +121,10 @@ extension PortalSimulator {
     /// Whether a flapping portal is in its hanging half now.
     var isFlappedAway: Bool {
         let elapsed = ContinuousClock.now - startedAt
-        let phase = Int(Double(elapsed.components.seconds) / configuration.flapSeconds)
+        // Fractional seconds: a phase that is not a whole number of seconds drifts across checks
+        // made a whole number of seconds apart, instead of meeting each in the same half.
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let phase = Int(seconds / configuration.flapSeconds)
         return phase % 2 == 1
     }
 
