@@ -125,21 +125,26 @@ public struct PortalSignIn: Sendable {
         var page = first
         var detail = previous
         var steps = already
+        let names = Set(chain.fields.map(\.name))
+        var filled = already > 0 && !names.isEmpty
         while steps < Self.maxFormSteps {
             let forms = HTMLFormReader.forms(in: [UInt8](page.body)).filter { !Self.isLogoff($0) }
             if steps > 0 {
                 // After a submission: a page without a form is the end; so is the link being online
-                // (a welcome page may carry a form of its own: a search box, a survey).
+                // (a welcome page may carry a form of its own: a search box, a survey). A form that
+                // asks for the profile's fields, not sent yet, is the sign-in itself: no check
+                // before it (at a gateway serving one request at a time, one costs an answer's wait).
                 if !forms.contains(where: { $0.controls.contains { !$0.disabled } }) { return .signedIn(detail) }
-                if await environment.verdict(for: interface, fresh: true).state == .online { return .signedIn(detail) }
+                let asksForOurs = !filled && forms.contains { $0.controls.contains { names.contains($0.name) } }
+                if !asksForOurs, await environment.verdict(for: interface, fresh: true).state == .online { return .signedIn(detail) }
             }
             let form: HTMLForm
             switch Self.choose(forms, filling: chain.fields, page: page.url) {
             case .success(let f): form = f
             case .failure(let outcome): return outcome
             }
-            let names = Set(chain.fields.map(\.name))
             let filling = form.controls.contains { names.contains($0.name) } ? chain.fields : []
+            if !filling.isEmpty { filled = true }
             // The profile's fields go only into a page its login hosts served (the first one was
             // checked on the way in).
             if !filling.isEmpty, steps > 0, let hosts = chain.loginHosts, !hosts.allows(url: page.url) {
