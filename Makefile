@@ -56,19 +56,23 @@ build: build-deps
 # `make deb` has made it; the other Swift tests run while it builds (the suite does not depend on
 # the machine's speed, and two cores do both sooner than one after the other). Each step is
 # timed; the table comes at the end, failed or not (scripts/timed-steps.sh). A failed build
-# stops the rest; a failed step otherwise does not.
+# stops the rest; a failed step otherwise does not. On a fresh machine the Debian 13 and forky
+# roots are made beside the build (scripts/test-roots.sh: the mirror and the disk, not the CPU;
+# a second once cached) and the tests of the .deb wait for them; fuzzing runs beside those
+# tests, and the lab boots its guests side by side (Tests/Lab/run-lab --sequential does not).
 # The tests that read debian-build/: they run once the background step has written it (the Shell
 # tests in the Debian 13 and forky roots would otherwise make a .deb of their own into the same
 # directory at the same time, and one of the two packages came out truncated).
 DEB_TESTS = ReleaseTests|GnomeShellRootTests
 test: deps
 	./scripts/timed-steps.sh "make test" \
+	  '@Debian 13 and forky roots (made once, beside the build)' './scripts/test-roots.sh' \
 	  '!build (debug, with tests)' '$(SWIFT) build --build-tests' \
 	  '&!release build and .deb' '$(MAKE) --no-print-directory deb NO_LINTIAN=1' \
 	  'Swift tests (all but those of the .deb)' 'SWIFT="$(SWIFT)" ./scripts/swift-test.sh --skip "$(DEB_TESTS)"' \
-	  'Swift tests of the .deb (release build; Shell 48 and 50 with it installed)' 'SWIFT="$(SWIFT)" SWIFT_TEST_LOG=.build/swift-test-release.log ./scripts/swift-test.sh --filter "$(DEB_TESTS)"' \
-	  'fuzz ($(or $(FUZZ_SECONDS),3) s a target)' '.build/debug/hotspot-fuzz --seconds $(or $(FUZZ_SECONDS),3)' \
-	  'lab (real NetworkManager, QEMU)' './Tests/Lab/run-lab'
+	  '&fuzz ($(or $(FUZZ_SECONDS),3) s a target)' '.build/debug/hotspot-fuzz --seconds $(or $(FUZZ_SECONDS),3)' \
+	  '^Swift tests of the .deb (release build; Shell 48 and 50 with it installed)' 'SWIFT="$(SWIFT)" SWIFT_TEST_LOG=.build/swift-test-release.log ./scripts/swift-test.sh --filter "$(DEB_TESTS)"' \
+	  'lab (real NetworkManager, QEMU; its boots side by side)' './Tests/Lab/run-lab'
 
 # The Swift tests on a machine kept busy: stress-ng runs a CPU hog on every core (LOAD_CPUS, by
 # default all of them) for at most LOAD_SECONDS, started before the tests and stopped after them

@@ -13,6 +13,10 @@
 # that step has ended, the script waits for it and prints its output (kept in .build/step-N.log
 # meanwhile, so the two do not interleave). Two cores do a build and the tests side by side
 # sooner than one after the other: the tests wait on processes and the bus much of the time.
+# A NAME that starts with '@' starts in the background and runs beside every step after it, until
+# a step whose NAME starts with '^' (that step first waits for every '@' step before it) or the
+# end: work that needs the network or the disk more than the CPU (the Debian roots) goes on
+# while the build uses the cores.
 # The table is also written to $STEP_TIMES (default .build/step-times.txt).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -44,10 +48,12 @@ finish() {
     fi
 }
 
-# Waits for the steps in the background and prints their output.
+# Waits for the steps in the background (those named by $1: background or long) and prints
+# their output.
 join() {
-    local j status
-    for j in "${background[@]}"; do
+    local j status list=${1:-background}
+    local -n steps=$list
+    for j in "${steps[@]}"; do
         wait "${pids[$j]}"
         status=$?
         echo
@@ -55,17 +61,20 @@ join() {
         cat ".build/step-$j.log"
         finish "$j" "$status" "$(( $(cat ".build/step-$j.end") - starts[$j] ))" "${needs[$j]}"
     done
-    background=()
+    steps=()
 }
+long=()  # indexes of the '@' steps not waited for yet
 
 declare -A pids starts needs
 i=0
 while [ $# -gt 0 ]; do
     name=$1 command=$2
     shift 2
-    beside=0 needed=0
-    case "$name" in '&'*) beside=1; name=${name#&} ;; esac
+    beside=0 needed=0 waits=0
+    case "$name" in '&'*) beside=1; name=${name#&} ;; '@'*) beside=2; name=${name#@} ;; esac
+    case "$name" in '^'*) waits=1; name=${name#^} ;; esac
     case "$name" in '!'*) needed=1; name=${name#!} ;; esac
+    [ "$waits" -eq 1 ] && [ -z "$stopped" ] && join long
     names[$i]=$name needs[$i]=$needed
     if [ -n "$stopped" ]; then
         results[$i]="skipped (${stopped} failed)" times[$i]="-"
@@ -76,11 +85,15 @@ while [ $# -gt 0 ]; do
     echo "==== $title: $name"
     echo "     $command"
     starts[$i]=$(date +%s)
-    if [ "$beside" -eq 1 ]; then
-        echo "     (in the background beside the next step; output in .build/step-$i.log)"
+    if [ "$beside" -ne 0 ]; then
+        if [ "$beside" -eq 1 ]; then
+            echo "     (in the background beside the next step; output in .build/step-$i.log)"
+        else
+            echo "     (in the background beside the steps after it; output in .build/step-$i.log)"
+        fi
         ( bash -c "$command" > ".build/step-$i.log" 2>&1; status=$?; date +%s > ".build/step-$i.end"; exit $status ) &
         pids[$i]=$!
-        background+=("$i")
+        if [ "$beside" -eq 1 ]; then background+=("$i"); else long+=("$i"); fi
         i=$((i + 1))
         continue
     fi
@@ -91,6 +104,7 @@ while [ $# -gt 0 ]; do
     i=$((i + 1))
 done
 join
+join long
 total=$(( $(date +%s) - started_all ))
 
 table=$(
