@@ -104,6 +104,12 @@ public final class PortalHelper: Sendable {
         }
         let outcome = await signIn.acceptTerms(at: url, interface: command.interface, requireClickThrough: true)
         log("\(command.interface): portal at \(url): \(outcome)")
+        if case .signedIn = outcome {} else if await signIn.environment.verdict(for: command.interface, fresh: true).state == .online {
+            // A slow gateway may carry out an accept the daemon stopped waiting for (its command's
+            // deadline passed): the retry then finds no form, and the link is online already.
+            log("\(command.interface): online already; nothing to sign in to")
+            return (.success, nil)
+        }
         guard case .signedIn = outcome else {
             if let ssid, let forms {
                 await describeForTheUser(url: url, ssid: ssid, interface: command.interface, into: forms)

@@ -134,7 +134,14 @@ public final class ProfileHelper: Sendable {
             }
             return .success
         case .rejected: return .failure
-        case .needsUser: return .uiRequired
+        case .needsUser:
+            // An earlier sign-in the gateway carried out after its command's deadline: the page
+            // has no form now because the link is online.
+            if await signIn.environment.verdict(for: interface, fresh: true).state == .online {
+                log("\(interface): \(p.displayName): online already; nothing to sign in to")
+                return .success
+            }
+            return .uiRequired
         case .unavailable: return .temporaryFailure
         }
     }
