@@ -116,38 +116,17 @@ public struct RememberedSignIns: Sendable {
     /// Saves `r` (replacing what was remembered for its network).
     public func save(_ r: RememberedSignIn) throws {
         let bytes = [UInt8](try JSONEncoder().encode(r))
-        var prefix = ""
-        for component in directory.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw RememberedSignInError("cannot create \(prefix): \(String(cString: strerror(errno)))")
-            }
-        }
-        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard dfd >= 0 else { throw RememberedSignInError("cannot open \(directory): \(String(cString: strerror(errno)))") }
-        defer { close(dfd) }
         let final = Self.hex(r.ssid.bytes) + ".json"
-        let name = "." + final + ".\(getpid()).tmp"
-        unlinkat(dfd, name, 0)
-        let fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw RememberedSignInError("cannot write \(directory)/\(name): \(String(cString: strerror(errno)))") }
-        var failure: Int32 = bytes.withUnsafeBytes { buf -> Int32 in
-            var offset = 0
-            while offset < buf.count {
-                let n = write(fd, buf.baseAddress! + offset, buf.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return errno }
-                offset += n
+        do {
+            try AtomicFile.makeDirectories(directory)
+            try AtomicFile.replace(final, in: directory, with: bytes)
+        } catch {
+            switch error.step {
+            case .makeDirectory: throw RememberedSignInError("cannot create \(error.path): \(error.reason)")
+            case .openDirectory: throw RememberedSignInError("cannot open \(error.path): \(error.reason)")
+            case .write, .replace: throw RememberedSignInError("cannot write \(directory)/\(final): \(error.reason)")
             }
-            return 0
         }
-        if failure == 0, fsync(fd) != 0 { failure = errno }
-        close(fd)
-        guard failure == 0, renameat(dfd, name, dfd, final) == 0 else {
-            let e = failure != 0 ? failure : errno
-            unlinkat(dfd, name, 0)
-            throw RememberedSignInError("cannot write \(directory)/\(final): \(String(cString: strerror(e)))")
-        }
-        fsync(dfd)
     }
 
     /// Forgets the sign-in remembered for `ssid`; true when there was one.

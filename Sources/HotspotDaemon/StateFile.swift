@@ -27,7 +27,7 @@ public struct StateFile: HotspotStateStore {
         }
     }
 
-    /// Removes temporary files (`.state.PID.tmp`) that a save interrupted by a crash or SIGKILL
+    /// Removes temporary files (`.state.PID.tmp`, ``AtomicFile/temporaryName(for:)``) that a save interrupted by a crash or SIGKILL
     /// left behind; the state file itself is whole either way. Returns the paths removed.
     public func removeStaleTemporaries() -> [String] {
         guard let dir = opendir(directory) else { return [] }
@@ -41,47 +41,18 @@ public struct StateFile: HotspotStateStore {
     }
 
     public func save(_ bytes: [UInt8]) throws {
-        var prefix = ""
-        for component in directory.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw StateFileError("cannot create the state directory \(prefix): \(String(cString: strerror(errno)))")
+        do {
+            try AtomicFile.makeDirectories(directory)
+            try AtomicFile.replace("state", in: directory, with: bytes)
+        } catch {
+            switch error.step {
+            case .makeDirectory: throw StateFileError("cannot create the state directory \(error.path): \(error.reason)")
+            case .openDirectory:
+                throw StateFileError("cannot open the state directory \(error.path) (it must be a directory, not a symbolic link): \(error.reason)")
+            case .write: throw StateFileError("cannot write \(error.path): \(error.reason)")
+            case .replace: throw StateFileError("cannot replace \(error.path): \(error.reason)")
             }
         }
-        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard dfd >= 0 else {
-            throw StateFileError("cannot open the state directory \(directory) (it must be a directory, not a symbolic link): \(String(cString: strerror(errno)))")
-        }
-        defer { close(dfd) }
-        let name = ".state.\(getpid()).tmp"
-        var fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if fd < 0 && errno == EEXIST {
-            // Ours from an earlier save that failed half-way (same pid): remove it and retry once.
-            unlinkat(dfd, name, 0)
-            fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        }
-        guard fd >= 0 else { throw StateFileError("cannot write \(directory)/\(name): \(String(cString: strerror(errno)))") }
-        var failure: Int32 = bytes.withUnsafeBytes { buf -> Int32 in
-            var offset = 0
-            while offset < buf.count {
-                let n = write(fd, buf.baseAddress! + offset, buf.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return errno }
-                offset += n
-            }
-            return 0
-        }
-        if failure == 0, fsync(fd) != 0 { failure = errno }
-        close(fd)
-        guard failure == 0 else {
-            unlinkat(dfd, name, 0)
-            throw StateFileError("cannot write \(directory)/\(name): \(String(cString: strerror(failure)))")
-        }
-        guard renameat(dfd, name, dfd, "state") == 0 else {
-            let e = errno
-            unlinkat(dfd, name, 0)
-            throw StateFileError("cannot replace \(path): \(String(cString: strerror(e)))")
-        }
-        fsync(dfd)
     }
 
     /// Loads the state at start-up and decides whether it may be saved: a store this version
