@@ -58,8 +58,9 @@ build: build-deps
 # timed; the table comes at the end, failed or not (scripts/timed-steps.sh). A failed build
 # stops the rest; a failed step otherwise does not. On a fresh machine the Debian 13 and forky
 # roots are made beside the build (scripts/test-roots.sh: the mirror and the disk, not the CPU;
-# a second once cached) and the tests of the .deb wait for them; fuzzing runs beside those
-# tests, and the lab boots its guests side by side (Tests/Lab/run-lab --sequential does not).
+# a second once cached) and the tests of the .deb wait for them; fuzzing and the lab run beside
+# those tests (the lab's guests wait on NetworkManager and the portals much of the time), the
+# lab's boots side by side (Tests/Lab/run-lab --sequential does not).
 # The tests that read debian-build/: they run once the background step has written it (the Shell
 # tests in the Debian 13 and forky roots would otherwise make a .deb of their own into the same
 # directory at the same time, and one of the two packages came out truncated).
@@ -71,8 +72,8 @@ test: deps
 	  '&!release build and .deb' '$(MAKE) --no-print-directory deb NO_LINTIAN=1' \
 	  'Swift tests (all but those of the .deb)' 'SWIFT="$(SWIFT)" ./scripts/swift-test.sh --skip "$(DEB_TESTS)"' \
 	  '&fuzz ($(or $(FUZZ_SECONDS),3) s a target)' '.build/debug/hotspot-fuzz --seconds $(or $(FUZZ_SECONDS),3)' \
-	  '^Swift tests of the .deb (release build; Shell 48 and 50 with it installed)' 'SWIFT="$(SWIFT)" SWIFT_TEST_LOG=.build/swift-test-release.log ./scripts/swift-test.sh --filter "$(DEB_TESTS)"' \
-	  'lab (real NetworkManager, QEMU; its boots side by side)' './Tests/Lab/run-lab'
+	  '&lab (real NetworkManager, QEMU; its boots side by side)' './Tests/Lab/run-lab' \
+	  '^Swift tests of the .deb (release build; Shell 48 and 50 with it installed)' 'SWIFT="$(SWIFT)" SWIFT_TEST_LOG=.build/swift-test-release.log ./scripts/swift-test.sh --filter "$(DEB_TESTS)"'
 
 # The Swift tests on a machine kept busy: stress-ng runs a CPU hog on every core (LOAD_CPUS, by
 # default all of them) for at most LOAD_SECONDS, started before the tests and stopped after them
