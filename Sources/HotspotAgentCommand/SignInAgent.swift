@@ -80,7 +80,7 @@ actor SignInAgent {
         case .uiRequired(let path, let helper, let network):
             await notify(path, helper: helper, network: network.name)
         case .propertiesChanged(let path, let interface, let changed):
-            guard interface == HotspotContract.interfaceInterface.rawValue, let state = changed[HotspotContract.Interface.state]?.string
+            guard interface == HotspotContract.interfaceInterface.rawValue, let state = changed[HotspotContract.InterfaceProperty.state]?.string
             else { return }
             let previous = lastState.updateValue(state, forKey: path)
             guard state != "presenting-ui" else { return }

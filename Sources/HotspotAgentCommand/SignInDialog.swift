@@ -41,7 +41,7 @@ struct SignInDialog: Sendable {
     static func form(at path: ObjectPath, on system: Connection) async -> Form? {
         guard let reply = try? await system.call(destination: HotspotContract.busName, path: path, interface: "org.freedesktop.DBus.Properties",
                                                  member: "Get", body: [.string(HotspotContract.interfaceInterface.rawValue),
-                                                                       .string(HotspotContract.Interface.signInForm.key)],
+                                                                       .string(HotspotContract.InterfaceProperty.signInForm.key)],
                                                  timeout: .seconds(10), autoStart: false),
               let form = reply.first?.unwrapped.varDict, let kind = form["kind"]?.unwrapped.string
         else { return nil }

@@ -24,7 +24,7 @@ public struct DaemonClient: Sendable {
 
     /// The manager's properties: Version, Status, Interfaces, Helpers, ProbePolicy.
     public func manager() async throws -> ManagerSnapshot {
-        typealias M = HotspotContract.Manager
+        typealias M = HotspotContract.ManagerProperty
         let p = try await getAll(HotspotContract.managerPath, HotspotContract.managerInterface)
         return ManagerSnapshot(
             version: p[M.version]?.string ?? "",
@@ -38,8 +38,8 @@ public struct DaemonClient: Sendable {
     /// read them (GetNetwork, the read-scan-list polkit action; else the network without them).
     public func interface(at path: ObjectPath) async throws -> InterfaceSnapshot {
         var properties = try await getAll(path, HotspotContract.interfaceInterface)
-        if let network = properties[HotspotContract.Interface.network.key]?.varDict, !network.isEmpty {
-            properties[HotspotContract.Interface.network.key] = .varDict(await located(network, at: path))
+        if let network = properties[HotspotContract.InterfaceProperty.network.key]?.varDict, !network.isEmpty {
+            properties[HotspotContract.InterfaceProperty.network.key] = .varDict(await located(network, at: path))
         }
         return InterfaceSnapshot(path: path, properties: properties)
     }
@@ -147,9 +147,9 @@ public struct DaemonClient: Sendable {
                     case "PropertiesChanged":
                         guard s.body.count >= 2, let iface = s.body[0].string, let dict = s.body[1].varDict else { continue }
                         var changed = dict.mapValues(\.unwrapped)
-                        if iface == HotspotContract.interfaceInterface.rawValue, let network = changed[HotspotContract.Interface.network.key]?.varDict,
+                        if iface == HotspotContract.interfaceInterface.rawValue, let network = changed[HotspotContract.InterfaceProperty.network.key]?.varDict,
                            !network.isEmpty {
-                            changed[HotspotContract.Interface.network.key] = .varDict(await located(network, at: s.path))
+                            changed[HotspotContract.InterfaceProperty.network.key] = .varDict(await located(network, at: s.path))
                         }
                         continuation.yield(.propertiesChanged(path: s.path, interface: iface, changed: changed))
                     case HotspotContract.Manager.uiRequired.name.rawValue:

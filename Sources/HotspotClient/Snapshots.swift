@@ -118,7 +118,7 @@ public struct InterfaceSnapshot: Sendable, Encodable, Equatable {
 
     public init(path: ObjectPath, properties p: [String: DBusValue]) {
         self.path = path
-        typealias I = HotspotContract.Interface
+        typealias I = HotspotContract.InterfaceProperty
         name = p[I.name]?.string ?? ""
         device = p[I.device]?.objectPath?.rawValue ?? ""
         state = p[I.state]?.string ?? ""

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/// How a command sent to a helper ended, as `CommandCompleted` reports it.
+/// How a command sent to a helper ended, as `CommandCompleted` reports it (its words are
+/// HotspotProtocol's, beside the published interface).
 public enum CommandCompletion: Hashable, Sendable {
     /// The helper answered (an answer that could not be understood counts as failure).
     case answered(CommandResult)
@@ -9,14 +10,4 @@ public enum CommandCompletion: Hashable, Sendable {
     case timedOut
     /// The helper left the bus (or its channel closed) before answering.
     case helperLeft
-
-    /// The word `CommandCompleted` carries: a result's own, or "cancelled", "timed-out", "helper-left".
-    public var wireName: String {
-        switch self {
-        case .answered(let result): return result.rawValue
-        case .cancelled: return "cancelled"
-        case .timedOut: return "timed-out"
-        case .helperLeft: return "helper-left"
-        }
-    }
 }

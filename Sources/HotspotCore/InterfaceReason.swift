@@ -2,7 +2,7 @@
 /// Why the joined network is as it is (an interface's `Reason`): the chosen helper's reason for
 /// its last answer, or the core's explanation (``HotspotEffect/explain(_:_:)``) with the helper's
 /// last reason after it. Typed, so an explanation is told from a helper's words by its case, not
-/// by reading the text back.
+/// by reading the text back; its published text is HotspotProtocol's (`wireText`).
 public enum InterfaceReason: Hashable, Sendable {
     /// Nothing to say (a new join, or an answer without a reason).
     case none
@@ -10,9 +10,6 @@ public enum InterfaceReason: Hashable, Sendable {
     case helper(String)
     /// The core's explanation, and the chosen helper's reason for its last answer before it.
     case explained(String, lastAnswer: String?)
-
-    /// What starts an explanation of the daemon's own in the published text.
-    public static let explanationMark = "hotspot-helperd: "
 
     /// The chosen helper's reason for an answer (none when it gave none).
     public init(helperSaid reason: String?) {
@@ -28,24 +25,4 @@ public enum InterfaceReason: Hashable, Sendable {
         case .none, .explained: return .explained(text, lastAnswer: nil)
         }
     }
-
-    /// Unicode scalars of a helper's words published, counted after escaping (the contract's
-    /// "at most 300 characters"; the escaped form of 300 scalars can be eight times as long).
-    public static let maximumHelperWords = 300
-    /// Unicode scalars published in all: the daemon's explanation and the helper's words after it.
-    public static let maximumPublished = 600
-
-    /// The published text: a helper's words (escaped when its answer was decoded) cut to
-    /// ``maximumHelperWords`` scalars, the whole to ``maximumPublished``, both after escaping.
-    public var text: String {
-        switch self {
-        case .none: return ""
-        case .helper(let said): return Self.bounded(said)
-        case .explained(let text, let last):
-            let whole = Self.explanationMark + text + (last.map { "; its last answer: \(Self.bounded($0))" } ?? "")
-            return UntrustedText.capped(escaped: whole, limit: Self.maximumPublished)
-        }
-    }
-
-    static func bounded(_ words: String) -> String { UntrustedText.capped(escaped: words, limit: maximumHelperWords) }
 }

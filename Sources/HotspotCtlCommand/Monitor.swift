@@ -120,8 +120,8 @@ struct MonitorView {
             emit(Monitor.Event(event: "command", time: time, interface: n, helper: helper, command: command, result: result, seconds: seconds),
                  "\(n): \(helperNames[helper] ?? helper) answered \(command): \(result) (\(Output.twoDecimals(seconds)) s)")
         case .propertiesChanged(let path, let interface, let changed):
-            typealias M = HotspotContract.Manager
-            typealias I = HotspotContract.Interface
+            typealias M = HotspotContract.ManagerProperty
+            typealias I = HotspotContract.InterfaceProperty
             if interface == HotspotContract.managerInterface.rawValue {
                 if let status = changed[M.status]?.string {
                     emit(Monitor.Event(event: "status", time: time, value: status), "status: \(status)")

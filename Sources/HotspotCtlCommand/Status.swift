@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import HotspotClient
+import HotspotProtocol
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -50,7 +51,7 @@ struct Status: AsyncParsableCommand {
         for i in interfaces where pending(i) { print("\(i.name): connectivity verdict pending: checks are repeated until the gateway answers") }
         // The helper's words, as the daemon escaped and capped them; the daemon's own start with its name.
         for i in interfaces where !i.reason.isEmpty {
-            print(Output.line(i.reason.hasPrefix("hotspot-helperd: ") ? "\(i.name): \(i.reason)" : "\(i.name): \(Output.dash(i.helper)) says: \(i.reason)"))
+            print(Output.line(i.reason.hasPrefix(HotspotContract.explanationMark) ? "\(i.name): \(i.reason)" : "\(i.name): \(Output.dash(i.helper)) says: \(i.reason)"))
         }
     }
 }

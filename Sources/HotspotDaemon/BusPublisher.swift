@@ -58,11 +58,11 @@ final class BusPublisher: Service {
             let path = HotspotContract.interfacePath(number)
             try? await bus.export([interfaceTable(number)], at: path)
             exported.withLock { _ = $0.insert(number) }
-            await announce(.manager([HotspotContract.Manager.interfaces]))
+            await announce(.manager([.interfaces]))
         case .interfaceRemoved(let number):
             exported.withLock { _ = $0.remove(number) }
             await bus.unexport(HotspotContract.interfacePath(number))
-            await announce(.manager([HotspotContract.Manager.interfaces]))
+            await announce(.manager([.interfaces]))
         case .interface(let record, let properties):
             var values: [String: DBusValue] = [:]
             for p in properties { values[p.key] = await value(p, of: record) }
@@ -148,20 +148,27 @@ final class BusPublisher: Service {
                     return [.string(try await authorizer.check(action, sender: call.sender).rawValue)]
                 },
             ],
-            getters: [
-                M.interfaces: { [self] in interfacePaths() },
-                M.helpers: { [self] in
-                    .varDicts(await engine.helperList().map { h in
-                        ["identifier": .string(h.identifier), "display-name": .string(h.displayName), "purpose": .string(h.purpose),
-                         "state": .string(h.responsive ? "responsive" : "unresponsive"), "commands-via": .string(h.route.rawValue)]
-                    })
-                },
-                M.version: { .string(Self.version) },
-                M.status: { [self] in .string(Self.wire(await engine.status)) },
-                M.probePolicy: { [self] in
-                    .string(await engine.monitor?.policy.explanation ?? "no probes: connectivity checks are off ([connectivity] enabled=false)")
-                },
-            ])
+            getters: Dictionary(uniqueKeysWithValues: ManagerProperty.allCases.map { property in
+                (property.spec, { [self] in await value(property) } as DBusProperty.Getter)
+            }))
+    }
+
+    /// A manager property, encoded in one place for `Get` and for announcements: one case for
+    /// each of the contract's rows (``HotspotContract/ManagerProperty``) and no `default`, so a
+    /// property declared without its encoding does not compile.
+    func value(_ property: ManagerProperty) async -> DBusValue {
+        switch property {
+        case .interfaces: return interfacePaths()
+        case .helpers:
+            return .varDicts(await engine.helperList().map { h in
+                ["identifier": .string(h.identifier), "display-name": .string(h.displayName), "purpose": .string(h.purpose),
+                 "state": .string(h.responsive ? "responsive" : "unresponsive"), "commands-via": .string(h.route.rawValue)]
+            })
+        case .version: return .string(Self.version)
+        case .status: return .string(Self.wire(await engine.status))
+        case .probePolicy:
+            return .string(await engine.monitor?.policy.explanation ?? "no probes: connectivity checks are off ([connectivity] enabled=false)")
+        }
     }
 
     private func interfacePaths() -> DBusValue {
@@ -240,8 +247,8 @@ final class BusPublisher: Service {
                     }
                 },
             ],
-            getters: Dictionary(uniqueKeysWithValues: HotspotContract.interface.properties.map { spec in
-                (spec, { [self] in await value(spec, of: try await record()) } as DBusProperty.Getter)
+            getters: Dictionary(uniqueKeysWithValues: InterfaceProperty.allCases.map { property in
+                (property.spec, { [self] in await value(property, of: try await record()) } as DBusProperty.Getter)
             }))
     }
 
@@ -321,24 +328,22 @@ final class BusPublisher: Service {
         }
     }
 
-    /// An interface object's property, encoded in one place for `Get` and for announcements. The
-    /// contract declares the properties (``HotspotContract/interface``); the getters are derived
-    /// from that list, and each is encoded here.
-    func value(_ property: PropertySpec, of r: InterfaceRecord) async -> DBusValue {
-        typealias I = HotspotContract.Interface
+    /// An interface object's property, encoded in one place for `Get` and for announcements: one
+    /// case for each of the contract's rows (``HotspotContract/InterfaceProperty``) and no
+    /// `default`, so a property declared without its encoding does not compile.
+    func value(_ property: InterfaceProperty, of r: InterfaceRecord) async -> DBusValue {
         switch property {
-        case I.name: return .string(r.name.rawValue)
-        case I.device: return .objectPath(await devicePath(r.name) ?? "/")
-        case I.state: return .string((r.status?.state ?? .inactive).rawValue)
-        case I.network: return Self.networkValue(r.status?.network)
-        case I.helper: return .string(r.status?.chosenHelperDisplayName ?? "")
-        case I.connectivity: return .string(Self.wire(r.connectivity))
-        case I.portalUrl: return .string(r.portalURL)
-        case I.venueInfoUrl: return .string(r.venueInfoURL)
-        case I.sessionExpires: return .uint64(r.sessionExpires)
-        case I.reason: return .string(r.reason.text)
-        case I.signInForm: return Self.encode(r.signInForm)
-        default: preconditionFailure("the Interface declaration has a property \(property.key) that BusPublisher does not encode")
+        case .name: return .string(r.name.rawValue)
+        case .device: return .objectPath(await devicePath(r.name) ?? "/")
+        case .state: return .string((r.status?.state ?? .inactive).rawValue)
+        case .network: return Self.networkValue(r.status?.network)
+        case .helper: return .string(r.status?.chosenHelperDisplayName ?? "")
+        case .connectivity: return .string(Self.wire(r.connectivity))
+        case .portalUrl: return .string(r.portalURL)
+        case .venueInfoUrl: return .string(r.venueInfoURL)
+        case .sessionExpires: return .uint64(r.sessionExpires)
+        case .reason: return .string(r.reason.wireText)
+        case .signInForm: return Self.encode(r.signInForm)
         }
     }
 

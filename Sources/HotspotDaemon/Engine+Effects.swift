@@ -65,7 +65,7 @@ extension Engine {
             r.status = s
             interfaces[s.interface] = r
             if old?.state != s.state { log.info("\(s.interface): \(old?.state.rawValue ?? "inactive") → \(s.state.rawValue)") }
-            var changed: [PropertySpec] = []
+            var changed: [InterfaceProperty] = []
             if old?.state != s.state { changed.append(InterfaceProperty.state) }
             if old?.network != s.network { changed.append(InterfaceProperty.network) }
             if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(InterfaceProperty.helper) }

@@ -310,7 +310,7 @@ public actor Engine {
 
     func setConnectivity(_ name: InterfaceID, connectivity: LinkConnectivity, portalURL: String, venueInfoURL: String, sessionExpires: UInt64) async {
         guard var r = interfaces[name] else { return }
-        var changed: [PropertySpec] = []
+        var changed: [InterfaceProperty] = []
         if r.connectivity != connectivity { r.connectivity = connectivity; changed.append(InterfaceProperty.connectivity) }
         if r.portalURL != portalURL { r.portalURL = portalURL; changed.append(InterfaceProperty.portalUrl) }
         if r.venueInfoURL != venueInfoURL { r.venueInfoURL = venueInfoURL; changed.append(InterfaceProperty.venueInfoUrl) }

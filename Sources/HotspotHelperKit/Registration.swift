@@ -125,10 +125,10 @@ public actor HotspotHelper {
         let props: InterfaceName = "org.freedesktop.DBus.Properties"
         let reply = try await connection.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: props,
                                               member: "Get", body: [.string(HotspotContract.managerInterface.rawValue),
-                                                                                    .string(HotspotContract.Manager.interfaces.key)])
+                                                                                    .string(HotspotContract.ManagerProperty.interfaces.key)])
         for path in reply.first?.objectPaths ?? [] {
             let n = try await connection.call(destination: HotspotContract.busName, path: path, interface: props, member: "Get",
-                                              body: [.string(HotspotContract.interfaceInterface.rawValue), .string(HotspotContract.Interface.name.key)])
+                                              body: [.string(HotspotContract.interfaceInterface.rawValue), .string(HotspotContract.InterfaceProperty.name.key)])
             if n.first?.string == name { return path }
         }
         throw HotspotError(.noSuchNetwork, "the daemon has no interface named \(name)")

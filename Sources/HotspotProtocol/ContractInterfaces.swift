@@ -5,20 +5,22 @@ import DBus
 // (HotspotDaemon.BusPublisher), HotspotHelperKit's Handler table and the client's calls take their
 // members from here; DaemonTests.ContractSpecTests renders these declarations and compares them
 // with dbus/org.freedesktop.NetworkManager.HotspotHelper.xml and with the live daemon.
+// Properties are rows of an enum (``ManagerProperty``, ``InterfaceProperty``): the declaration
+// lists every case, and the daemon's encoder is a `switch` over them with no `default`, so a
+// property added without its encoding does not compile.
 extension HotspotContract {
     /// org.freedesktop.NetworkManager.HotspotHelper, at `managerPath`.
     public static let manager = InterfaceSpec(managerInterface,
         methods: [Manager.registerHelper, Manager.unregisterHelper, Manager.forgetNetwork, Manager.checkPermission,
                   Manager.settleJoin, Manager.listRememberedSignIns],
-        properties: [Manager.interfaces, Manager.helpers, Manager.version, Manager.status, Manager.probePolicy],
+        properties: ManagerProperty.allCases.map(\.spec),
         signals: [Manager.uiRequired, Manager.commandCompleted])
 
     /// org.freedesktop.NetworkManager.HotspotHelper.Interface, at `interfacePath(n)`.
     public static let interface = InterfaceSpec(interfaceInterface,
         methods: [Interface.getScanList, Interface.presentUI, Interface.logoff, Interface.checkConnectivity, Interface.getNetwork,
                   Interface.signIn],
-        properties: [Interface.name, Interface.device, Interface.state, Interface.network, Interface.helper, Interface.connectivity,
-                     Interface.portalUrl, Interface.venueInfoUrl, Interface.sessionExpires, Interface.reason, Interface.signInForm],
+        properties: InterfaceProperty.allCases.map(\.spec),
         signals: [Interface.scanListChanged])
 
     /// org.freedesktop.NetworkManager.HotspotHelper.Handler, exported by each helper.
@@ -41,12 +43,6 @@ extension HotspotContract {
         /// never a value). Location data: read-scan-list.
         public static let listRememberedSignIns = MethodSpec("ListRememberedSignIns", outputs: [DBusArgument("networks", "aa{sv}")])
 
-        public static let interfaces = PropertySpec("Interfaces", "ao")
-        public static let helpers = PropertySpec("Helpers", "aa{sv}")
-        public static let version = PropertySpec("Version", "s", emitsChanged: .const)
-        public static let status = PropertySpec("Status", "s")
-        public static let probePolicy = PropertySpec("ProbePolicy", "s")
-
         public static let uiRequired = SignalSpec("UIRequired", [DBusArgument("interface", "o"), DBusArgument("helper_display_name", "s"),
                                                                  DBusArgument("network", "a{sv}")])
         public static let commandCompleted = SignalSpec("CommandCompleted", [DBusArgument("interface", "o"), DBusArgument("helper", "s"),
@@ -67,24 +63,71 @@ extension HotspotContract {
         public static let signIn = MethodSpec("SignIn", inputs: [DBusArgument("values", "a{sv}"), DBusArgument("options", "a{sv}")],
                                               outputs: [DBusArgument("result", "s"), DBusArgument("message", "s")])
 
-        /// The kernel's interface name: an object's name never changes (a renamed device is a new object).
-        public static let name = PropertySpec("Name", "s", emitsChanged: .const)
-        public static let device = PropertySpec("Device", "o")
-        public static let state = PropertySpec("State", "s")
-        public static let network = PropertySpec("Network", "a{sv}")
-        public static let helper = PropertySpec("Helper", "s")
-        public static let connectivity = PropertySpec("Connectivity", "s")
-        public static let portalUrl = PropertySpec("PortalUrl", "s")
-        public static let venueInfoUrl = PropertySpec("VenueInfoUrl", "s")
-        public static let sessionExpires = PropertySpec("SessionExpires", "t")
-        /// Why the chosen helper answered its last command as it did (its `reason`, escaped); "" when none.
-        public static let reason = PropertySpec("Reason", "s")
-        /// The portal's sign-in form waiting for the user (kind, fields, labels…), empty when none.
-        public static let signInForm = PropertySpec("SignInForm", "a{sv}")
-
         /// The annotated scan list (`GetScanList`'s answer) changed; it carries nothing, so the
         /// list stays behind read-scan-list.
         public static let scanListChanged = SignalSpec("ScanListChanged")
+    }
+
+    /// The manager's properties, one row each: its name, then its type and how it announces changes.
+    public enum ManagerProperty: String, PropertyRow {
+        /// The interface objects, by path.
+        case interfaces = "Interfaces"
+        /// The registered helpers (`identifier`, `display-name`, `purpose`, `state`, `commands-via`).
+        case helpers = "Helpers"
+        case version = "Version"
+        /// The machine's connection as NetworkManager reports it ("connected-via-wifi"…).
+        case status = "Status"
+        /// Which probes the daemon sends and why, in words.
+        case probePolicy = "ProbePolicy"
+
+        public var spec: PropertySpec {
+            switch self {
+            case .interfaces: declared("ao")
+            case .helpers: declared("aa{sv}")
+            case .version: declared("s", emitsChanged: .const)
+            case .status: declared("s")
+            case .probePolicy: declared("s")
+            }
+        }
+    }
+
+    /// A Wi-Fi interface object's properties, one row each: its name, then its type and how it
+    /// announces changes.
+    public enum InterfaceProperty: String, PropertyRow {
+        /// The kernel's interface name: an object's name never changes (a renamed device is a new object).
+        case name = "Name"
+        /// NetworkManager's device object.
+        case device = "Device"
+        case state = "State"
+        /// The network joined, without its SSID and BSSID (location data: `GetNetwork`).
+        case network = "Network"
+        /// The chosen helper's display name.
+        case helper = "Helper"
+        case connectivity = "Connectivity"
+        case portalUrl = "PortalUrl"
+        case venueInfoUrl = "VenueInfoUrl"
+        case sessionExpires = "SessionExpires"
+        /// Why the chosen helper answered its last command as it did (its `reason`, escaped), or the
+        /// daemon's explanation (``HotspotContract/explanationMark`` first); "" when none.
+        case reason = "Reason"
+        /// The portal's sign-in form waiting for the user (kind, fields, labels…), empty when none.
+        case signInForm = "SignInForm"
+
+        public var spec: PropertySpec {
+            switch self {
+            case .name: declared("s", emitsChanged: .const)
+            case .device: declared("o")
+            case .state: declared("s")
+            case .network: declared("a{sv}")
+            case .helper: declared("s")
+            case .connectivity: declared("s")
+            case .portalUrl: declared("s")
+            case .venueInfoUrl: declared("s")
+            case .sessionExpires: declared("t")
+            case .reason: declared("s")
+            case .signInForm: declared("a{sv}")
+            }
+        }
     }
 
     /// The member of a helper's Handler object.

@@ -46,6 +46,29 @@ public struct PropertySpec: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(name) \(type.signature) \(access.rawValue) EmitsChangedSignal=\(emitsChanged.rawValue)" }
 }
 
+/// An interface's properties as an enum, one case a property: the case's raw value is the
+/// property's name and ``spec`` its declaration (an exhaustive `switch`, so no case is without
+/// one). Declaring an interface's properties as `allCases` and encoding them with a `switch` that
+/// has no `default` makes a property added without its encoding a compile error, not a failure at
+/// run time.
+public protocol PropertyRow: RawRepresentable<String>, CaseIterable, Hashable, Sendable {
+    /// The property's declaration: its name (the raw value), type, access and change announcement.
+    var spec: PropertySpec { get }
+}
+
+extension PropertyRow {
+    /// The key of this property in a `GetAll` answer or a `PropertiesChanged` dictionary.
+    public var key: String { rawValue }
+
+    /// The declaration of this row's property: named by the raw value, typed by `signature` (one
+    /// complete type; a bad literal or name is a programming error).
+    public func declared(_ signature: StaticString, access: DBusProperty.Access = .read, emitsChanged: EmitsChanged = .yes) -> PropertySpec {
+        do { return PropertySpec(try MemberName(rawValue), DBusArgument("", signature).type, access: access, emitsChanged: emitsChanged) } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+}
+
 /// A signal: its name and named arguments.
 public struct SignalSpec: Sendable, Hashable, CustomStringConvertible {
     public var name: MemberName
@@ -141,6 +164,12 @@ public struct ContractMismatch: Error, Sendable, CustomStringConvertible {
 extension Dictionary where Key == String {
     /// The value of `property` in a `GetAll` answer or a `PropertiesChanged` dictionary.
     public subscript(_ property: PropertySpec) -> Value? {
+        get { self[property.key] }
+        set { self[property.key] = newValue }
+    }
+
+    /// The value of `property` in a `GetAll` answer or a `PropertiesChanged` dictionary.
+    public subscript<Row: PropertyRow>(_ property: Row) -> Value? {
         get { self[property.key] }
         set { self[property.key] = newValue }
     }

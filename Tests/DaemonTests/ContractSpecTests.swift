@@ -78,11 +78,11 @@ import Testing
 
         var changing = getters
         changing[PropertySpec("Version", "s")] = getter
-        changing[HotspotContract.Manager.version] = nil
+        changing[HotspotContract.ManagerProperty.version.spec] = nil
         #expect(problems(methods, changing) == ["no property getter for Version s read EmitsChangedSignal=const",
                                                 "a property getter for Version s read EmitsChangedSignal=true, which is not declared"])
 
-        #expect(problems(methods, getters, [HotspotContract.Manager.status: { _, _ in }])
+        #expect(problems(methods, getters, [HotspotContract.ManagerProperty.status.spec: { _, _ in }])
                 == ["a property setter for Status s read EmitsChangedSignal=true, which is not declared"])
     }
 }

@@ -2,8 +2,9 @@
 import HotspotCore
 import Testing
 
-/// What a hostile hotspot or helper can put in a sign-in address, a `Reason`, a display name or a
-/// profile's name, decided without I/O (SignInURL, InterfaceReason, LookAlikeNames, MarkupFreeName).
+/// What a hostile hotspot or helper can put in a sign-in address, a display name or a profile's
+/// name, decided without I/O (SignInURL, UntrustedText, LookAlikeNames, MarkupFreeName); a bounded
+/// `Reason` is DaemonTests' `PublishedWordsTests`.
 @Suite struct HostileNamesAndAddressesTests {
     @Test(arguments: ["smb://198.51.100.7/hotspot-login", "file:///etc/passwd", "ssh://attacker.example/", "javascript:alert(1)",
                       "data:text/html,<script>x</script>", "ftp://portal.example/", "mailto:a@b", "hotspot-login", "//portal.example/",
@@ -27,20 +28,6 @@ import Testing
         #expect("\(SignInURL.check("smb://198.51.100.7/x")!)".contains("only http and https"))
         #expect("\(SignInURL.check("http://bank@evil/")!)".contains("user name"))
         #expect(SignInURL.check(String(repeating: "a", count: 3000)).map { "\($0)" }?.contains("at most 2048") == true)
-    }
-
-    @Test func aReasonIsBoundedAfterEscaping() {
-        // What the wire decoder publishes for 4,096 bytes of U+202E: 300 scalars, each escaped.
-        let escaped = UntrustedText.forLog(String(repeating: "\u{202E}", count: 1365), limit: 300)
-        #expect(escaped.unicodeScalars.count > 2000)
-        let helper = InterfaceReason(helperSaid: escaped).text
-        #expect(helper.unicodeScalars.count <= InterfaceReason.maximumHelperWords, "\(helper.unicodeScalars.count)")
-        #expect(helper.hasSuffix("\\u{202E}…"), "cut after a whole escape, not inside one: \(helper.suffix(20))")
-        let explained = InterfaceReason(helperSaid: escaped).explaining(String(repeating: "x", count: 2000)).text
-        #expect(explained.unicodeScalars.count <= InterfaceReason.maximumPublished)
-        #expect(explained.hasPrefix(InterfaceReason.explanationMark))
-        // Short reasons are as they were.
-        #expect(InterfaceReason(helperSaid: "signed in").text == "signed in")
     }
 
     @Test func cappingEscapedTextNeverLeavesHalfAnEscape() {

@@ -3,8 +3,8 @@ import Testing
 
 @testable import HotspotCore
 
-/// Interface and link numbers (``LinkNumbering``), how `Reason` is composed (``InterfaceReason``)
-/// and how a command's end is named (``CommandCompletion``).
+/// Interface and link numbers (``LinkNumbering``) and how `Reason` is composed (``InterfaceReason``);
+/// the words they are published in are HotspotProtocol's (DaemonTests' `PublishedWordsTests`).
 @Suite struct LinkAndReasonTests {
     @Test func anInterfaceKeepsItsNumberForTheDaemonsLife() {
         var n = LinkNumbering()
@@ -34,25 +34,19 @@ import Testing
 
     @Test func anExplanationKeepsTheHelpersLastReasonAndReplacesAnEarlierExplanation() {
         let said = InterfaceReason(helperSaid: "the portal wants a room number")
-        #expect(said.text == "the portal wants a room number")
+        #expect(said == .helper("the portal wants a room number"))
         let explained = said.explaining("sign-in failed; autoconnect is off")
-        #expect(explained.text == "hotspot-helperd: sign-in failed; autoconnect is off; its last answer: the portal wants a room number")
-        #expect(explained.explaining("again").text == "hotspot-helperd: again")
-        #expect(InterfaceReason.none.explaining("no helper").text == "hotspot-helperd: no helper")
+        #expect(explained == .explained("sign-in failed; autoconnect is off", lastAnswer: "the portal wants a room number"))
+        #expect(explained.explaining("again") == .explained("again", lastAnswer: nil))
+        #expect(InterfaceReason.none.explaining("no helper") == .explained("no helper", lastAnswer: nil))
         #expect(InterfaceReason(helperSaid: "") == .none)
-        #expect(InterfaceReason(helperSaid: nil).text == "")
+        #expect(InterfaceReason(helperSaid: nil) == .none)
     }
 
     @Test func aHelperCannotPassItsWordsOffAsTheDaemonsExplanation() {
         // Told apart by its case, not by the text: the helper's reason stays quoted after the next explanation.
         let forged = InterfaceReason(helperSaid: "hotspot-helperd: all is well")
-        #expect(forged.explaining("failed").text == "hotspot-helperd: failed; its last answer: hotspot-helperd: all is well")
-    }
-
-    @Test func commandCompletionsKeepTheirWireWords() {
-        #expect(CommandCompletion.cancelled.wireName == "cancelled")
-        #expect(CommandCompletion.timedOut.wireName == "timed-out")
-        #expect(CommandCompletion.helperLeft.wireName == "helper-left")
-        #expect(CommandCompletion.answered(.uiRequired).wireName == CommandResult.uiRequired.rawValue)
+        #expect(forged == .helper("hotspot-helperd: all is well"))
+        #expect(forged.explaining("failed") == .explained("failed", lastAnswer: "hotspot-helperd: all is well"))
     }
 }
