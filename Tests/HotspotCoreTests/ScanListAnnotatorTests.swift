@@ -55,16 +55,17 @@ import Testing
         #expect(!String(reflecting: claim).contains("s3cret"))
     }
 
-    @Test func annotatesAThousandAccessPointsAgainstAHundredThousandClaimsQuickly() {
+    /// Every access point finds its own claim among many (how fast is profiles-benchmark's to
+    /// measure, not a test's: the suite must pass on a busy machine).
+    @Test func annotatesAThousandAccessPointsAgainstAHundredThousandClaims() {
         let claims = (0..<100_000).map { ScanClaim(ssid: SSID("profile-\($0)"), confidence: $0 % 2 == 0 ? .low : .high) }
         let networks = (0..<1_000).map { network("profile-\($0 * 37)", bssid: "b\($0)") }
-        let clock = ContinuousClock()
-        var annotated: [AnnotatedNetwork] = []
-        let elapsed = clock.measure {
-            annotated = ScanListAnnotator(claims: [(helper: Self.helper("kn", order: 0), claims: claims)]).annotate(networks)
+        let annotated = ScanListAnnotator(claims: [(helper: Self.helper("kn", order: 0), claims: claims)]).annotate(networks)
+        #expect(annotated.count == networks.count)
+        for (i, entry) in annotated.enumerated() {
+            #expect(entry.network.ssid == SSID("profile-\(i * 37)"))
+            #expect(entry.annotation?.confidence == ((i * 37) % 2 == 0 ? .low : .high), "\(entry)")
         }
-        #expect(annotated.allSatisfy { $0.annotation != nil })
-        #expect(elapsed < .seconds(5))
     }
 
     @Test func ssidDisplayFormEscapesWhatCannotBeShown() {
