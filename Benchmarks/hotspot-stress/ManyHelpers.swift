@@ -22,17 +22,17 @@ struct ManyHelpers {
 
     func run(verbose: Bool) async throws -> (figures: [Figure], failures: [String]) {
         let progress: @Sendable (String) -> Void = { verbose ? say($0) : note($0) }
-        let rig = try await Rig()
-        defer { rig.stop() }
-        let device = try await rig.addDevice("wlan0")
-        try await rig.addAccessPoint(device: device, name: "ap1", ssid: "HelperNet", bssid: "0A:00:00:00:01:01", strength: 70)
-        let profile = try await rig.nmCall("AddWiFiConnection", [.string(device), "helpernet", "HelperNet", ""]).first?.string ?? ""
-        let daemon = try await DaemonProcess.start(on: rig.bus, settings: ["command-timeout": "5", "filter-interval": "5"], logLevel: "warning")
-        let pid = daemon.process.pid
-        let iface = HotspotContract.interfacePath(1)
-        guard try await rig.waitUntil(timeout: .seconds(20), { try await rig.interfaces().contains(iface) }) else {
-            throw StressError("the daemon did not publish wlan0; its log:\n\(daemon.log)")
+        return try await Rig.run(accessPoints: [MockAccessPoint(name: "ap1", ssid: "HelperNet", bssid: "0A:00:00:00:01:01", strength: 70)],
+                                 settings: ["command-timeout": "5", "filter-interval": "5"]) { rig in
+            try await run(rig, progress: progress)
         }
+    }
+
+    private func run(_ rig: Rig, progress: @Sendable (String) -> Void) async throws -> (figures: [Figure], failures: [String]) {
+        let device = rig.device, daemon = rig.daemon
+        let profile = try await rig.addProfile("helpernet", ssid: "HelperNet")
+        let pid = daemon.process.pid
+        let iface = rig.interfacePath
         let stamps = try await StateStamps.observe(rig.c, device: try ObjectPath(device), interface: iface)
         defer { stamps.stop() }
 
@@ -60,7 +60,7 @@ struct ManyHelpers {
             cycle += 1
             _ = try await rig.c.call(destination: HotspotContract.busName, path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
                                  member: "ForgetNetwork", body: [.bytes(Array("HelperNet".utf8))])
-            try await rig.nmCall("AddActiveConnection", [.strings([device]), .string(profile), "/org/freedesktop/NetworkManager/AccessPoint/ap1",
+            try await rig.mock("AddActiveConnection", [.strings([device]), .string(profile), "/org/freedesktop/NetworkManager/AccessPoint/ap1",
                                                           .string("join\(cycle)"), .uint32(2)])
             let t0 = await stamps.wait(for: "activated")
             let t1 = await stamps.wait(for: "authenticating")
@@ -114,7 +114,6 @@ struct ManyHelpers {
         if registered.fds > before.fds + 64 + 2 {
             failures.append("with \(helpers) helpers the daemon held \(registered.fds) descriptors, more than one per command channel (at most 64) over \(before.fds)")
         }
-        daemon.process.stop()
         return ([
             Figure("helpers: evaluate decision with \(helpers) helpers, p50", percentile(many, 0.5), "ms", baseline: percentile(baseline, 0.5),
                    baselineUnit: "ms with 1 helper", goal: "all \(helpers) answers in one decision"),

@@ -28,21 +28,21 @@ struct Pages {
         defer { sim.stop() }
         let (port, dnsPort) = (sim.port, sim.dnsPort)
 
-        let rig = try await Rig()
-        defer { rig.stop() }
-        let device = try await rig.addDevice("wlan0")
-        try await rig.addAccessPoint(device: device, name: "ap1", ssid: "TermsNet", bssid: "0A:11:22:33:44:09", strength: 80)
-        let profile = try await rig.nmCall("AddWiFiConnection", [.string(device), "termsnet", "TermsNet", ""]).first?.string ?? ""
         let probes = ["http://connectivitycheck.gstatic.com:\(port)/generate_204 status=204",
                       "http://nmcheck.gnome.org:\(port)/check_network_status.txt header=X-NetworkManager-Status:online"]
-        let daemon = try await DaemonProcess.start(on: rig.bus, settings: ["builtin-helpers": "portal", "command-timeout": "10"],
-                                                   connectivity: ["probes": probes.joined(separator: ";"), "dns-servers": "127.0.0.1:\(dnsPort)",
-                                                                  "bind-interface": "false", "probe-timeout": "3"], logLevel: daemonLogLevel)
-        defer { if let daemonLog { try? daemon.log.write(toFile: daemonLog, atomically: false, encoding: .utf8) } }
-        let iface = HotspotContract.interfacePath(1)
-        guard try await rig.waitUntil(timeout: .seconds(20), { try await rig.interfaces().contains(iface) }) else {
-            throw StressError("the daemon did not publish wlan0; its log:\n\(daemon.log)")
+        return try await Rig.run(accessPoints: [MockAccessPoint(name: "ap1", ssid: "TermsNet", bssid: "0A:11:22:33:44:09", strength: 80)],
+                                 settings: ["builtin-helpers": "portal", "command-timeout": "10"],
+                                 connectivity: ["probes": probes.joined(separator: ";"), "dns-servers": "127.0.0.1:\(dnsPort)",
+                                                "bind-interface": "false", "probe-timeout": "3"], logLevel: daemonLogLevel) { rig in
+            try await measure(rig, port: port, progress: progress)
         }
+    }
+
+    private func measure(_ rig: Rig, port: UInt16, progress: @Sendable (String) -> Void) async throws -> (figures: [Figure], failures: [String]) {
+        let device = rig.device, daemon = rig.daemon
+        let profile = try await rig.addProfile("termsnet", ssid: "TermsNet")
+        defer { if let daemonLog { try? daemon.log.write(toFile: daemonLog, atomically: false, encoding: .utf8) } }
+        let iface = rig.interfacePath
         let getter = try rig.bus.connect()
         func gets(for window: Duration) async throws -> [Double] {
             var out: [Double] = []
@@ -73,8 +73,8 @@ struct Pages {
             func state() async -> String { (try? await rig.property(iface, "State")?.string) ?? "" }
             while !Task.isCancelled {
                 joins += 1
-                _ = try? await rig.nmCall("AddActiveConnection", [.strings([device]), .string(profile),
-                                                                   "/org/freedesktop/NetworkManager/AccessPoint/ap1", .string("pages\(joins)"), .uint32(2)])
+                _ = try? await rig.mock("AddActiveConnection", [.strings([device]), .string(profile),
+                                                                 "/org/freedesktop/NetworkManager/AccessPoint/ap1", .string("pages\(joins)"), .uint32(2)])
                 var reached = ""
                 _ = await rig.waitUntil(timeout: .seconds(10), every: .milliseconds(5)) {
                     reached = await state()

@@ -4,40 +4,31 @@ import DBus
 import Foundation
 import HotspotProtocol
 
-/// A private bus with python-dbusmock's NetworkManager, and reading the daemon's side of it.
-final class Rig: Sendable {
-    static let nmPath = "/org/freedesktop/NetworkManager"
-    let bus: PrivateBus
-    let nm: DBusMock
-    let c: Connection
+/// A stress run's world: the test kit's ``DaemonScenario`` (a private bus, python-dbusmock's
+/// NetworkManager with wlan0 and its access points, the daemon, logging warnings only, and a
+/// client connection), and reading the daemon's side of it.
+struct Rig: DaemonScenarioParts {
+    static let nmPath = DaemonScenario.nmPath
+    let core: DaemonScenario
 
-    init() async throws {
-        bus = try await PrivateBus()
-        nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
-        c = try bus.connect()
-        try await nm.addAgentManager(c)
+    /// Starts the world, runs `body` in it and stops it (the daemon waited for) before returning.
+    /// `beforeDaemon` adds what the daemon must find at its start (more devices, the mock's
+    /// methods); wlan0 is made after it.
+    static func run<Result>(accessPoints: [MockAccessPoint], settings: [String: String], connectivity: [String: String]? = nil,
+                            logLevel: String = "warning", beforeDaemon: (DBusMock, Connection) async throws -> Void = { _, _ in },
+                            _ body: (Rig) async throws -> Result) async throws -> Result {
+        try await DaemonScenario.run(accessPoints: accessPoints, settings: settings, connectivity: connectivity, logLevel: logLevel,
+                                     beforeDaemon: beforeDaemon) { core in
+            try await body(Rig(core: core))
+        }
     }
 
-    func stop() {
-        nm.stop()
-        bus.stop()
-    }
+    /// The client connection.
+    var c: Connection { core.client }
 
-    @discardableResult
-    func nmCall(_ member: String, _ body: [DBusValue], path: String = Rig.nmPath) async throws -> [DBusValue] {
-        try await nm.mockCall(c, path: path, member, body)
-    }
-
-    func addDevice(_ name: String) async throws -> String {
-        let path = try await nmCall("AddWiFiDevice", [.string(name), .string(name), .int32(30)]).first?.string ?? ""
-        try await nm.addDisconnect(c, device: path)
-        return path
-    }
-
-    @discardableResult
-    func addAccessPoint(device: String, name: String, ssid: String, bssid: String, strength: UInt8, secure: Bool = false) async throws -> String {
-        try await nmCall("AddAccessPoint", [.string(device), .string(name), .string(ssid), .string(bssid), .uint32(2), .uint32(2412),
-                                             .uint32(54000), .byte(strength), .uint32(secure ? 0x100 : 0)]).first?.string ?? ""
+    /// Adds a saved profile for `ssid` on wlan0 (named `name`) and returns its path.
+    func addProfile(_ name: String, ssid: String) async throws -> String {
+        try await mock("AddWiFiConnection", [.string(device), .string(name), .string(ssid), ""]).first?.string ?? ""
     }
 
     // MARK: - The daemon

@@ -29,24 +29,23 @@ struct Soak {
         let progress: @Sendable (String) -> Void = { verbose ? say($0) : note($0) }
         let sim = try await SimulatedPortal.start(mode: "click-through")
         defer { sim.stop() }
-        let port = sim.port
 
         let profiles = try ProfilesDirectory()
         defer { profiles.remove() }
         try profiles.write("cityfree.conf", "[CityFree]\nssid=CityFree\ndisplay-name=City Free Wi-Fi\nsign-in=click-through\n")
 
-        let rig = try await Rig()
-        defer { rig.stop() }
-        let device = try await rig.addDevice("wlan0")
-        try await rig.addAccessPoint(device: device, name: "ap1", ssid: "CityFree", bssid: "0A:11:22:33:44:01", strength: 82)
-        let profile = try await rig.nmCall("AddWiFiConnection", [.string(device), "cityfree", "CityFree", ""]).first?.string ?? ""
-        let daemon = try await DaemonProcess.start(on: rig.bus, settings: ["profiles-dir": profiles.path, "command-timeout": "10"],
-                                                   connectivity: sim.connectivity(), logLevel: "warning")
-        let pid = daemon.process.pid
-        let iface = HotspotContract.interfacePath(1)
-        guard try await rig.waitUntil(timeout: .seconds(20), { try await rig.interfaces().contains(iface) }) else {
-            throw StressError("the daemon did not publish wlan0; its log:\n\(daemon.log)")
+        return try await Rig.run(accessPoints: [MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:11:22:33:44:01", strength: 82)],
+                                 settings: ["profiles-dir": profiles.path, "command-timeout": "10"], connectivity: sim.connectivity()) { rig in
+            try await soak(rig, sim: sim, progress: progress)
         }
+    }
+
+    private func soak(_ rig: Rig, sim: SimulatedPortal, progress: @Sendable (String) -> Void) async throws -> Outcome {
+        let port = sim.port
+        let device = rig.device, daemon = rig.daemon
+        let profile = try await rig.addProfile("cityfree", ssid: "CityFree")
+        let pid = daemon.process.pid
+        let iface = rig.interfacePath
         progress("soak: \(cycles) cycles of join → click-through sign-in → leave against hotspot-portal-sim on 127.0.0.1:\(port)")
 
         func deviceState() async throws -> UInt32 {
@@ -69,8 +68,8 @@ struct Soak {
             let t0 = ContinuousClock.now
             var problems: [String] = []
             // Join: NetworkManager activates; the daemon evaluates, the profile helper signs in.
-            try await rig.nmCall("AddActiveConnection", [.strings([device]), .string(profile), "/org/freedesktop/NetworkManager/AccessPoint/ap1",
-                                                          .string("soak\(cycle)"), .uint32(2)])
+            try await rig.mock("AddActiveConnection", [.strings([device]), .string(profile), "/org/freedesktop/NetworkManager/AccessPoint/ap1",
+                                                        .string("soak\(cycle)"), .uint32(2)])
             let joined = try await rig.waitUntil(timeout: .seconds(30)) {
                 let (s, c) = (try await state(), try await connectivity())
                 return s == "authenticated" && c == "full"
@@ -134,7 +133,6 @@ struct Soak {
         let elapsed = milliseconds(.now - began) / 1000
         try await Task.sleep(for: .milliseconds(500))
         let end = ProcessSample(pid: pid)
-        daemon.process.stop()
 
         func row(_ what: String, _ a: String, _ b: String, _ c: String, _ d: String) -> String {
             what.padding(toLength: 22, withPad: " ", startingAt: 0) + [a, b, c, d].map { $0.padding(toLength: 14, withPad: " ", startingAt: 0) }.joined()

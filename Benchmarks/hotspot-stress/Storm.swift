@@ -91,25 +91,28 @@ struct Storm {
 
     func run(verbose: Bool) async throws -> Result {
         let progress: @Sendable (String) -> Void = { verbose ? say($0) : note($0) }
-        let rig = try await Rig()
-        defer { rig.stop() }
         progress("storm: \(devices) devices × \(accessPoints) access points (+1 churning each), \(bursts) bursts of \(burstSize) changes, one in \(churnEvery) an AP added/removed")
-        var devicePaths: [String] = []
-        for d in 0..<devices {
-            let dev = try await rig.addDevice("wlan\(d)")
-            devicePaths.append(dev)
-            for a in 0..<accessPoints {
-                try await rig.addAccessPoint(device: dev, name: "s\(d)_\(a)", ssid: "Storm-\(d)-\(a)",
-                                             bssid: String(format: "0A:00:00:00:%02X:%02X", d, a), strength: 50, secure: a % 2 == 1)
+        func accessPointsOf(_ d: Int) -> [MockAccessPoint] {
+            (0..<accessPoints).map { a in
+                MockAccessPoint(name: "s\(d)_\(a)", ssid: "Storm-\(d)-\(a)", bssid: String(format: "0A:00:00:00:%02X:%02X", d, a), strength: 50,
+                                secure: a % 2 == 1)
+            } + [MockAccessPoint(name: "churn\(d)", ssid: "Churn-\(d)", bssid: String(format: "0C:00:00:00:00:%02X", d), strength: 40)]
+        }
+        // wlan0 is the scenario's; the other devices and the storm's methods are there before the daemon starts.
+        return try await Rig.run(accessPoints: accessPointsOf(0), settings: ["command-timeout": "5", "filter-interval": "\(filterInterval)"],
+                                 beforeDaemon: { nm, c in
+            for d in stride(from: 1, to: devices, by: 1) { _ = try await nm.addWiFiDevice(c, interface: "wlan\(d)", accessPoints: accessPointsOf(d)) }
+            for (name, inSig, outSig, code) in [("StormSetup", "", "u", Self.setupCode), ("StormStart", "uuu", "", Self.startCode),
+                                                ("StormStatus", "", "(bud)", Self.statusCode), ("StormSentinel", "sy", "", Self.sentinelCode)] {
+                try await nm.addMethod(c, path: Rig.nmPath, interface: Self.interface, name: name, inSignature: inSig, outSignature: outSig, code: code)
             }
-            try await rig.addAccessPoint(device: dev, name: "churn\(d)", ssid: "Churn-\(d)", bssid: String(format: "0C:00:00:00:00:%02X", d), strength: 40)
+        }) { rig in
+            try await storm(rig, progress: progress)
         }
-        for (name, inSig, outSig, code) in [("StormSetup", "", "u", Self.setupCode), ("StormStart", "uuu", "", Self.startCode),
-                                            ("StormStatus", "", "(bud)", Self.statusCode), ("StormSentinel", "sy", "", Self.sentinelCode)] {
-            try await rig.nm.addMethod(rig.c, path: Rig.nmPath, interface: Self.interface, name: name, inSignature: inSig, outSignature: outSig,
-                                       code: code)
-        }
-        let daemon = try await DaemonProcess.start(on: rig.bus, settings: ["command-timeout": "5", "filter-interval": "\(filterInterval)"], logLevel: "warning")
+    }
+
+    private func storm(_ rig: Rig, progress: @Sendable (String) -> Void) async throws -> Result {
+        let daemon = rig.daemon
         let pid = daemon.process.pid
         let loaded = try await rig.waitUntil(timeout: .seconds(60)) {
             let byName = try await rig.interfacesByName()
@@ -190,7 +193,6 @@ struct Storm {
         // Still consistent afterwards: every AP's final strength as the mock holds it.
         let final = try await rig.scanList(byName["wlan0"]!)
         if final.count < accessPoints { failures.append("after the storm wlan0 lists \(final.count) networks, expected at least \(accessPoints)") }
-        daemon.process.stop()
 
         let totalRate = Double(emittedTotal) / stormTime
         let cpuPerK = (after.cpuSeconds - before.cpuSeconds) * 1000 / Double(max(emittedTotal, 1)) * 1000

@@ -30,7 +30,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case probeResponse = "probe-response"
     /// DHCPACK replies to the daemon's DHCPINFORM (RFC 8910 option 114).
     case dhcp
-    /// RegisterHelper's options from a local user (issue 14 items 2 and 5): what is accepted is
+    /// RegisterHelper's options from a local user, who may be hostile: what is accepted is
     /// bounded and free of control characters; nobody registers a built-in identifier.
     case registerHelper = "register-helper"
     /// Text from networks and helpers made safe for logs and properties (UntrustedText).
@@ -100,7 +100,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             if let m = DBusFuzzEntry.decodeMessage(bytes) {
                 for v in m.body { _ = v.signature; try? v.validate() }
             }
-            // The caps (issue 14 item 2): what tight limits let through stays within them, and
+            // The decoding limits a hostile peer meets: what tight limits let through stays within them, and
             // the standard limits accept it too.
             if let m = DBusFuzzEntry.decodeMessage(bytes, limits: Self.tightLimits) {
                 var count = 0

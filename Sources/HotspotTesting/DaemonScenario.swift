@@ -8,7 +8,7 @@ import HotspotProtocol
 /// subprocess, or in this process: ``DaemonMode``), a client connection, and a ``BusWaiter`` woken by the daemon's and the mock's
 /// signals. Suites add what they need beside it (helpers in this process, a portal simulator)
 /// and get its operations through ``DaemonScenarioParts``.
-public struct DaemonScenario: Sendable, DaemonScenarioParts {
+public struct DaemonScenario: Sendable, DaemonScenarioParts, TestWorld {
     public static let nmPath = "/org/freedesktop/NetworkManager"
     public let bus: PrivateBus
     public let nm: DBusMock
@@ -17,28 +17,57 @@ public struct DaemonScenario: Sendable, DaemonScenarioParts {
     public let device: String
     public let daemon: DaemonProcess
     public let waiter: BusWaiter
+    /// Whether the scenario started the bus (and so stops it), or was given one.
+    private let ownsBus: Bool
 
     public var core: DaemonScenario { self }
 
     /// Starts the bus (or uses `existing`), NetworkManager with `accessPoints`, runs
     /// `beforeDaemon` (e.g. to add what the template lacks), starts the daemon with `settings`
     /// (`[daemon]` keys) and `connectivity` (`[connectivity]` keys; nil turns checks and the
-    /// built-in helpers off), and waits until it publishes wlan0. `environment` adds variables
-    /// to the daemon's (a subprocess's).
+    /// built-in helpers off), logging at `logLevel`, and waits until it publishes wlan0.
+    /// `environment` adds variables to the daemon's (a subprocess's).
     public init(accessPoints: [MockAccessPoint], settings: [String: String] = [:], connectivity: [String: String]? = nil,
                 stateDirectory: URL? = nil, prefix: [String] = [], bus existing: PrivateBus? = nil, mode: DaemonMode = .subprocess,
-                environment: [String: String] = [:], beforeDaemon: (DBusMock, Connection) async throws -> Void = { _, _ in }) async throws {
+                environment: [String: String] = [:], logLevel: String = "debug",
+                beforeDaemon: (DBusMock, Connection) async throws -> Void = { _, _ in }) async throws {
         if let existing { bus = existing } else { bus = try await PrivateBus() }
+        ownsBus = existing == nil
         nm = try await bus.startMock(template: "networkmanager", waitFor: "org.freedesktop.NetworkManager")
         client = try bus.connect()
         waiter = try await BusWaiter.daemonAndNetworkManager(client)
         try await beforeDaemon(nm, client)
         device = try await nm.setUpWiFi(client, accessPoints: accessPoints)
-        daemon = try await DaemonProcess.start(on: bus, settings: settings, connectivity: connectivity, stateDirectory: stateDirectory, prefix: prefix,
-                                               mode: mode, environment: environment)
+        daemon = try await DaemonProcess.start(on: bus, settings: settings, connectivity: connectivity, stateDirectory: stateDirectory, logLevel: logLevel,
+                                               prefix: prefix, mode: mode, environment: environment)
         // Conditions on the daemon's log are woken by its lines.
         waiter.follow(daemon.changes)
         try await waitForInterface()
+    }
+
+    /// Starts a scenario (the parameters are ``init(accessPoints:settings:connectivity:stateDirectory:prefix:bus:mode:environment:logLevel:beforeDaemon:)``'s),
+    /// runs `body` in it and stops it, waiting until it has stopped, also when `body` throws.
+    public static func run<Result>(accessPoints: [MockAccessPoint], settings: [String: String] = [:], connectivity: [String: String]? = nil,
+                                   stateDirectory: URL? = nil, prefix: [String] = [], bus existing: PrivateBus? = nil,
+                                   mode: DaemonMode = .subprocess, environment: [String: String] = [:], logLevel: String = "debug",
+                                   beforeDaemon: (DBusMock, Connection) async throws -> Void = { _, _ in },
+                                   _ body: (DaemonScenario) async throws -> Result) async throws -> Result {
+        try await DaemonScenario(accessPoints: accessPoints, settings: settings, connectivity: connectivity, stateDirectory: stateDirectory,
+                                 prefix: prefix, bus: existing, mode: mode, environment: environment, logLevel: logLevel,
+                                 beforeDaemon: beforeDaemon).run(body)
+    }
+
+    /// Stops the daemon as SIGTERM does and waits until it has exited (SIGKILL if it has not
+    /// within 10 s), then NetworkManager's mock and the bus (a bus the scenario was given stays).
+    public func stop() async {
+        if await daemon.stop() == nil {
+            daemon.process.stop(grace: 0)
+            _ = await daemon.process.waitForExit()
+        }
+        nm.stop()
+        if ownsBus { bus.stop() }
+        _ = await nm.process.waitForExit()
+        if ownsBus { _ = await bus.process.waitForExit() }
     }
 }
 
@@ -208,19 +237,10 @@ extension DaemonScenarioParts {
     /// then each one announced by PropertiesChanged. For "it stays so" checks: unlike sampling,
     /// a change that is undone at once is seen too.
     public func values(of name: String, over window: Duration) async throws -> [String] {
-        let announced = try await core.client.signals(matching: MatchRule(sender: HotspotContract.busName, path: interfacePath,
-                                                                          interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+        let announced = try await watch(name)
         let first = try await string(name)
-        let watch = Task { () -> [String] in
-            var values = [first]
-            for await signal in announced {
-                if let value = signal.body[1].varDict?[name]?.unwrapped.string { values.append(value) }
-            }
-            return values
-        }
         try? await Task.sleep(for: window)
-        watch.cancel()
-        return await watch.value
+        return [first] + (await announced.stop())
     }
 
     /// Stops NetworkManager (SIGKILL) and waits until it is off the bus.

@@ -73,6 +73,14 @@ extension DBusMock {
     /// A Wi-Fi device with `accessPoints`, Device.Disconnect, and an AgentManager; returns the
     /// device's path.
     public func setUpWiFi(_ c: Connection, interface: String = "wlan0", accessPoints: [MockAccessPoint]) async throws -> String {
+        let device = try await addWiFiDevice(c, interface: interface, accessPoints: accessPoints)
+        try await addAgentManager(c)
+        return device
+    }
+
+    /// A Wi-Fi device with `accessPoints` and Device.Disconnect (a further device beside
+    /// ``setUpWiFi(_:interface:accessPoints:)``'s); returns the device's path.
+    public func addWiFiDevice(_ c: Connection, interface: String, accessPoints: [MockAccessPoint]) async throws -> String {
         let device = try await mockCall(c, path: Self.networkManagerPath, "AddWiFiDevice", [.string(interface), .string(interface), .int32(30)])
             .first?.string ?? ""
         for ap in accessPoints {
@@ -82,7 +90,6 @@ extension DBusMock {
             ])
         }
         try await addDisconnect(c, device: device)
-        try await addAgentManager(c)
         return device
     }
 

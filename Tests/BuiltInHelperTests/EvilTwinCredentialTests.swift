@@ -15,7 +15,7 @@ extension PortalScenario {
         + "plain-http-login=true\n"
 }
 
-/// Issue 14 item 1: a profile's credentials go only to the hosts its `login-hosts=` names. An evil
+/// A profile's credentials go only to the hosts its `login-hosts=` names. An evil
 /// twin of a known network (same SSID, its own gateway) that names another host as its WISPr
 /// LoginURL, or serves its sign-in page from another host, gets nothing.
 @Suite struct EvilTwinLoginHostTests {
@@ -126,53 +126,53 @@ extension DaemonEndToEnd {
         /// The twin's gateway names its own host as LoginURL (the simulator answers under every
         /// name; the profile trusts only portal.example.net).
         @Test func evilTwinWISPrLoginURLGetsNoCredentials() async throws {
-            let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .wispr, username: "roamer", password: "twin-bait-31"),
-                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=roamer\nuser-password=twin-bait-31\nlogin-hosts=portal.example.net\nplain-http-login=true\n")
-            defer { Task { await s.stop() } }
-            try await s.join("CityFree")
-            try await s.waitForDisconnect()
-            #expect(s.events.contains("probe-portal"), "the twin's gateway was seen: \(s.events)")
-            #expect(!s.sim.events().contains { $0.method == "POST" }, "nothing was posted: \(s.events)")
-            #expect(!s.events.contains("login-attempt") && !s.events.contains("login-ok"))
-            #expect(s.daemon.log.contains("is not in login-hosts=; credentials were not sent"), "the log says why")
-            #expect(!s.daemon.log.contains("twin-bait-31"))
-            // The reason outlives the disconnect it caused, for the person who asks.
-            let reason = try await s.string("Reason")
-            #expect(reason.hasPrefix("profile CityFree: ") && reason.contains("is not in login-hosts=; credentials were not sent"), "\(reason)")
+            try await PortalScenario.run(PortalSimulatorConfiguration(mode: .wispr, username: "roamer", password: "twin-bait-31"),
+                                         profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=roamer\nuser-password=twin-bait-31\nlogin-hosts=portal.example.net\nplain-http-login=true\n") { s in
+                try await s.join("CityFree")
+                try await s.waitForDisconnect()
+                #expect(s.events.contains("probe-portal"), "the twin's gateway was seen: \(s.events)")
+                #expect(!s.sim.events().contains { $0.method == "POST" }, "nothing was posted: \(s.events)")
+                #expect(!s.events.contains("login-attempt") && !s.events.contains("login-ok"))
+                #expect(s.daemon.log.contains("is not in login-hosts=; credentials were not sent"), "the log says why")
+                #expect(!s.daemon.log.contains("twin-bait-31"))
+                // The reason outlives the disconnect it caused, for the person who asks.
+                let reason = try await s.string("Reason")
+                #expect(reason.hasPrefix("profile CityFree: ") && reason.contains("is not in login-hosts=; credentials were not sent"), "\(reason)")
+            }
         }
 
         /// The twin redirects to a sign-in page on a host the profile does not name: the page is a
         /// stranger's, whatever its form's action says, and the fields are not posted.
         @Test func evilTwinFormPageOnAStrangerHostGetsNoFields() async throws {
-            let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .form, username: "alice", password: "twin-bait-32"),
-                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=form\nform-field-username=alice\nform-field-password=twin-bait-32\nlogin-hosts=portal.example.net;*.example.org\n")
-            defer { Task { await s.stop() } }
-            try await s.join("CityFree")
-            try await s.waitForDisconnect()
-            #expect(!s.sim.events().contains { $0.method == "POST" }, "nothing was posted: \(s.events)")
-            #expect(s.daemon.log.contains("which login-hosts= does not name; credentials were not sent"), "the log says why")
-            #expect(!s.daemon.log.contains("twin-bait-32"))
+            try await PortalScenario.run(PortalSimulatorConfiguration(mode: .form, username: "alice", password: "twin-bait-32"),
+                                         profile: "[CityFree]\nssid=CityFree\nsign-in=form\nform-field-username=alice\nform-field-password=twin-bait-32\nlogin-hosts=portal.example.net;*.example.org\n") { s in
+                try await s.join("CityFree")
+                try await s.waitForDisconnect()
+                #expect(!s.sim.events().contains { $0.method == "POST" }, "nothing was posted: \(s.events)")
+                #expect(s.daemon.log.contains("which login-hosts= does not name; credentials were not sent"), "the log says why")
+                #expect(!s.daemon.log.contains("twin-bait-32"))
+            }
         }
 
         @Test func profileWithoutLoginHostsSendsNoCredentialsAndTheLogNamesIt() async throws {
-            let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .wispr, username: "roamer", password: "twin-bait-33"),
-                                                   profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=roamer\nuser-password=twin-bait-33\n")
-            defer { Task { await s.stop() } }
-            try await s.join("CityFree")
-            try await s.waitFor(state: "presenting-ui", connectivity: "portal")
-            #expect(!s.sim.events().contains { $0.method == "POST" }, "nothing was posted: \(s.events)")
-            #expect(s.daemon.log.contains("test.conf line 1: [CityFree] has sign-in credentials but no login-hosts="), "at start-up")
-            #expect(s.daemon.log.contains("test.conf line 1) sign-in wispr: needs the user: the profile has credentials but no login-hosts="),
-                    "at sign-in")
-            #expect(!s.daemon.log.contains("twin-bait-33"))
-            // hotspotctl status says why (the helper's reason, published as the interface's Reason).
-            let status = try await s.bus.run(TestKitPaths.product("hotspotctl").path, ["status"])
-            #expect(status.stdout.contains("says: profile CityFree: the profile has credentials but no login-hosts=, so none were sent"),
-                    "\(status.stdout)\(status.stderr)")
-            let json = try await s.bus.run(TestKitPaths.product("hotspotctl").path, ["--json", "status"])
-            #expect(json.stdout.contains("\"reason\" : \"profile CityFree: the profile has credentials but no login-hosts=") ||
-                    json.stdout.contains("\"reason\":\"profile CityFree: the profile has credentials but no login-hosts="), "\(json.stdout)")
-            #expect(!status.stdout.contains("twin-bait-33") && !json.stdout.contains("twin-bait-33"))
+            try await PortalScenario.run(PortalSimulatorConfiguration(mode: .wispr, username: "roamer", password: "twin-bait-33"),
+                                         profile: "[CityFree]\nssid=CityFree\nsign-in=wispr\nusername=roamer\nuser-password=twin-bait-33\n") { s in
+                try await s.join("CityFree")
+                try await s.waitFor(state: "presenting-ui", connectivity: "portal")
+                #expect(!s.sim.events().contains { $0.method == "POST" }, "nothing was posted: \(s.events)")
+                #expect(s.daemon.log.contains("test.conf line 1: [CityFree] has sign-in credentials but no login-hosts="), "at start-up")
+                #expect(s.daemon.log.contains("test.conf line 1) sign-in wispr: needs the user: the profile has credentials but no login-hosts="),
+                        "at sign-in")
+                #expect(!s.daemon.log.contains("twin-bait-33"))
+                // hotspotctl status says why (the helper's reason, published as the interface's Reason).
+                let status = try await s.bus.run(TestKitPaths.product("hotspotctl").path, ["status"])
+                #expect(status.stdout.contains("says: profile CityFree: the profile has credentials but no login-hosts=, so none were sent"),
+                        "\(status.stdout)\(status.stderr)")
+                let json = try await s.bus.run(TestKitPaths.product("hotspotctl").path, ["--json", "status"])
+                #expect(json.stdout.contains("\"reason\" : \"profile CityFree: the profile has credentials but no login-hosts=") ||
+                        json.stdout.contains("\"reason\":\"profile CityFree: the profile has credentials but no login-hosts="), "\(json.stdout)")
+                #expect(!status.stdout.contains("twin-bait-33") && !json.stdout.contains("twin-bait-33"))
+            }
         }
     }
 }

@@ -32,17 +32,17 @@ extension DaemonEndToEnd {
             #expect(await server.waitForOutput(containing: "port "), "\(server.output)")
             let line = server.output.split(separator: "\n").first { $0.hasPrefix("port ") } ?? ""
             let port = try #require(UInt16(String(line.dropFirst(5))), "\(server.output)")
-            let s = try await PortalScenario.start(PortalSimulatorConfiguration(mode: .open),
-                                                   probes: { _ in "http://connectivitycheck.gstatic.com:\(port)/generate_204 status=204" })
-            defer { Task { await s.stop() } }
-            try await s.join("CityFree")
-            try await s.waiter.until("a portal verdict", context: { s.daemon.log.suffix(3000).description }) {
-                try await s.string("Connectivity") == "portal"
+            try await PortalScenario.run(PortalSimulatorConfiguration(mode: .open),
+                                         probes: { _ in "http://connectivitycheck.gstatic.com:\(port)/generate_204 status=204" }) { s in
+                try await s.join("CityFree")
+                try await s.waiter.until("a portal verdict", context: { s.daemon.log.suffix(3000).description }) {
+                    try await s.string("Connectivity") == "portal"
+                }
+                let published = try await s.string("PortalUrl")
+                #expect(published == "", "published \(published)")
+                #expect(s.daemon.log.contains("not publishing the network's sign-in address '\(location)'"), "\(s.daemon.log.suffix(3000))")
+                #expect(s.daemon.log.contains("only http and https are opened"))
             }
-            let published = try await s.string("PortalUrl")
-            #expect(published == "", "published \(published)")
-            #expect(s.daemon.log.contains("not publishing the network's sign-in address '\(location)'"), "\(s.daemon.log.suffix(3000))")
-            #expect(s.daemon.log.contains("only http and https are opened"))
         }
     }
 }

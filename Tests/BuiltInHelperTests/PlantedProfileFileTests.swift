@@ -5,7 +5,7 @@ import HotspotCore
 import HotspotTesting
 import Testing
 
-/// Issue 14 item 4: profiles.d is read without following a link someone planted (a profile that is
+/// profiles.d is read without following a link someone planted (a profile that is
 /// a symlink to a file the daemon can read and the planter cannot) and without blocking on a FIFO.
 @Suite struct PlantedProfileFileTests {
     @Test func aSymlinkedProfileIsRefusedAndTheOthersLoad() throws {

@@ -13,7 +13,7 @@ import Testing
 /// at the simulator (so nothing leaves loopback), `bind-interface=false`; profiles that send
 /// credentials to the plain-http simulator say `plain-http-login=true`.
 /// Optionally TLS in front of the simulator (socat, a test CA) for RFC 8908.
-struct PortalScenario: DaemonScenarioParts {
+struct PortalScenario: DaemonScenarioParts, TestWorld {
     static let nmPath = DaemonScenario.nmPath
     let core: DaemonScenario
     let sim: PortalSimulator
@@ -27,14 +27,16 @@ struct PortalScenario: DaemonScenarioParts {
     /// Probes of four vendors at the simulator, resolved through its DNS.
     static func probes(port: UInt16) -> String { SimulatedPortal.probes(port: port) }
 
-    /// Starts everything. `profile` is the text of one profile file (mode 0600); `{TLS}` in it is
+    /// Starts everything, runs `body` in it and stops it, waiting until it has stopped, also when
+    /// `body` throws. `profile` is the text of one profile file (mode 0600); `{TLS}` in it is
     /// replaced by the TLS front's port.
-    static func start(_ config: PortalSimulatorConfiguration, profile: String = "", tls useTLS: Bool = false,
-                      accessPoints: [AP] = [AP(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01"),
-                                            AP(name: "ap2", ssid: "Office", bssid: "0A:00:00:00:00:02", secure: true)],
-                      connectivity extra: [String: String] = [:], settings: [String: String] = [:],
-                      probes probeSet: ((UInt16) -> String)? = nil,
-                      beforeDaemon: (DBusMock, Connection, UInt16) async throws -> Void = { _, _, _ in }) async throws -> PortalScenario {
+    static func run<Result>(_ config: PortalSimulatorConfiguration, profile: String = "", tls useTLS: Bool = false,
+                            accessPoints: [AP] = [AP(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01"),
+                                                  AP(name: "ap2", ssid: "Office", bssid: "0A:00:00:00:00:02", secure: true)],
+                            connectivity extra: [String: String] = [:], settings: [String: String] = [:],
+                            probes probeSet: ((UInt16) -> String)? = nil,
+                            beforeDaemon: (DBusMock, Connection, UInt16) async throws -> Void = { _, _, _ in },
+                            _ body: (PortalScenario) async throws -> Result) async throws -> Result {
         var config = config
         // The simulator must know its TLS port before it starts (user-portal-url).
         var tls: TLSFront?
@@ -70,17 +72,16 @@ struct PortalScenario: DaemonScenarioParts {
         }
         // Conditions on what clients did at the simulator are woken by its events.
         sim.onEvent { [waiter = core.waiter] in waiter.bump() }
-        return PortalScenario(core: core, sim: sim, simPort: port, dns: dns, profiles: profiles, tls: tls)
+        return try await PortalScenario(core: core, sim: sim, simPort: port, dns: dns, profiles: profiles, tls: tls).run(body)
     }
 
+    /// Stops the daemon and waits until it has exited, then everything else.
     func stop() async {
-        daemon.process.stop()
+        await core.stop()
         dns.stop()
         await sim.stop()
         tls?.stop()
         profiles.remove()
-        nm.stop()
-        bus.stop()
     }
 
     /// What a failed wait shows: the simulator's events and the daemon's log.
@@ -95,12 +96,12 @@ struct PortalScenario: DaemonScenarioParts {
     /// authenticated, Connectivity full, Helper "Portal", and the simulator recorded `event`.
     static func expectThePortalHelperAloneSignsIn(_ config: PortalSimulatorConfiguration, recording event: String,
                                                   sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let s = try await start(config)
-        defer { Task { await s.stop() } }
-        try await s.join("CityFree")
-        try await s.waitFor(state: "authenticated", connectivity: "full")
-        #expect(try await s.string("Helper") == "Portal", sourceLocation: sourceLocation)
-        #expect(s.events.contains(event), "\(s.diagnostics)", sourceLocation: sourceLocation)
+        try await run(config) { s in
+            try await s.join("CityFree")
+            try await s.waitFor(state: "authenticated", connectivity: "full")
+            #expect(try await s.string("Helper") == "Portal", sourceLocation: sourceLocation)
+            #expect(s.events.contains(event), "\(s.diagnostics)", sourceLocation: sourceLocation)
+        }
     }
 
     func checkConnectivity() async throws -> [String: DBusValue] {

@@ -5,7 +5,7 @@ import HotspotCore
 import HotspotTesting
 import Testing
 
-/// Issue 14 item 3: a broken profile is reported by file, line and what is wrong, never by quoting
+/// A broken profile is reported by file, line and what is wrong, never by quoting
 /// its content, which may be a secret (a `password secret` line with no `=`; a mistyped value).
 @Suite struct ProfileSecretInLogTests {
     @Test func aLineWithoutEqualsHoldingASecretIsReportedByLineNotQuoted() throws {

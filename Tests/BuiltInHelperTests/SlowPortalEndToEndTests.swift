@@ -17,92 +17,83 @@ extension DaemonEndToEnd {
 
         /// Connectivity's values from the join until `state`/`connectivity` is reached.
         static func connectivitySeen(_ s: PortalScenario, until state: String, connectivity: String, timeout: Duration = SafetyNet.wait) async throws -> [String] {
-            let rule = MatchRule(path: s.interfacePath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
-            let changes = try await s.client.signals(matching: rule)
-            let seen = Task { () -> [String] in
-                var values: [String] = []
-                for await signal in changes {
-                    if let c = signal.body[1].varDict?["Connectivity"]?.unwrapped.string { values.append(c) }
-                }
-                return values
-            }
+            let seen = try await s.watch("Connectivity")
             try await s.join("CityFree")
             try await s.waitFor(state: state, connectivity: connectivity, timeout: timeout)
-            seen.cancel()
-            return await seen.value
+            return await seen.stop()
         }
 
         @Test func aGatewayThatResetsANewClientForAWhileIsWaitedForNotBelieved() async throws {
             var config = PortalSimulatorConfiguration(mode: .clickThrough)
             config.refuseSeconds = 3
-            let s = try await PortalScenario.start(config)
-            defer { Task { await s.stop() } }
-            let joined = ContinuousClock.now
-            let values = try await Self.connectivitySeen(s, until: "authenticated", connectivity: "full")
-            print("join to full behind a gateway refusing 3 s: \(ContinuousClock.now - joined)")
-            #expect(s.events.contains("refused-connection"), "the gateway refused first: \(s.events)")
-            #expect(s.events.contains("accepted"), "the portal helper accepted the terms: \(s.diagnostics)")
-            #expect(!values.contains("none"), "a refused probe was believed: \(values)")
-            #expect(try await !s.disconnected())
-            #expect(try await s.string("Helper") == "Portal")
+            try await PortalScenario.run(config) { s in
+                let joined = ContinuousClock.now
+                let values = try await Self.connectivitySeen(s, until: "authenticated", connectivity: "full")
+                print("join to full behind a gateway refusing 3 s: \(ContinuousClock.now - joined)")
+                #expect(s.events.contains("refused-connection"), "the gateway refused first: \(s.events)")
+                #expect(s.events.contains("accepted"), "the portal helper accepted the terms: \(s.diagnostics)")
+                #expect(!values.contains("none"), "a refused probe was believed: \(values)")
+                #expect(try await !s.disconnected())
+                #expect(try await s.string("Helper") == "Portal")
+            }
         }
 
-        /// The "thrown off": the first authenticate meets the refused gateway (patience
+        /// A user not thrown off a slow gateway: the first authenticate meets the refused gateway (patience
         /// cut short here) and answers temporary-failure; it is repeated, not disconnected.
         @Test func temporaryFailureAgainstARefusingGatewayIsRetriedUntilSignedIn() async throws {
             var config = PortalSimulatorConfiguration(mode: .clickThrough)
             config.refuseSeconds = 3
-            let s = try await PortalScenario.start(config, profile: Self.clickThroughProfile, connectivity: ["join-patience": "0.1"],
-                                                   settings: ["authenticate-retry-delay": "1"])
-            defer { Task { await s.stop() } }
-            try await s.join("CityFree")
-            try await s.waitFor(state: "authenticated", connectivity: "full")
-            #expect(s.daemon.log.contains("failed temporarily; trying again"), "\(s.diagnostics)")
-            #expect(s.events.contains("accepted"))
-            #expect(try await !s.disconnected(), "a gateway that needed a few seconds threw the user off")
-            #expect(try await s.string("Helper") == "Known Networks")
+            try await PortalScenario.run(config, profile: Self.clickThroughProfile, connectivity: ["join-patience": "0.1"],
+                                         settings: ["authenticate-retry-delay": "1"]) { s in
+                try await s.join("CityFree")
+                try await s.waitFor(state: "authenticated", connectivity: "full")
+                #expect(s.daemon.log.contains("failed temporarily; trying again"), "\(s.diagnostics)")
+                #expect(s.events.contains("accepted"))
+                #expect(try await !s.disconnected(), "a gateway that needed a few seconds threw the user off")
+                #expect(try await s.string("Helper") == "Known Networks")
+            }
         }
 
-        /// The "no helper, ever": the join's evaluate saw no portal (patience cut short),
+        /// Not "no helper, ever": the join's evaluate saw no portal (patience cut short),
         /// every helper answered none; the portal that shows itself later is signed into.
         @Test func aPortalFoundAfterTheJoinIsSignedInto() async throws {
             var config = PortalSimulatorConfiguration(mode: .clickThrough)
             config.refuseSeconds = 3
-            let s = try await PortalScenario.start(config, connectivity: ["join-patience": "0.1"])
-            defer { Task { await s.stop() } }
-            try await s.join("CityFree")
-            try await s.waitFor(state: "authenticated", connectivity: "full")
-            #expect(s.events.contains("accepted"), "\(s.diagnostics)")
-            #expect(try await s.string("Helper") == "Portal")
-            // Evaluated twice: at the join (none), and once the portal showed itself.
-            let evaluations = s.daemon.log.components(separatedBy: "evaluate → builtin.portal").count - 1
-            #expect(evaluations >= 2, "\(s.diagnostics)")
+            try await PortalScenario.run(config, connectivity: ["join-patience": "0.1"]) { s in
+                try await s.join("CityFree")
+                try await s.waitFor(state: "authenticated", connectivity: "full")
+                #expect(s.events.contains("accepted"), "\(s.diagnostics)")
+                #expect(try await s.string("Helper") == "Portal")
+                // Evaluated twice: at the join (none), and once the portal showed itself.
+                let evaluations = s.daemon.log.components(separatedBy: "evaluate → builtin.portal").count - 1
+                #expect(evaluations >= 2, "\(s.diagnostics)")
+            }
         }
 
         @Test func aGatewayAnsweringItsFirstRequestsLateIsSignedIntoWithoutNone() async throws {
             var config = PortalSimulatorConfiguration(mode: .clickThrough, slowDelay: .seconds(4))
             config.slowFirstRequests = 4
-            let s = try await PortalScenario.start(config, profile: Self.clickThroughProfile)
-            defer { Task { await s.stop() } }
-            let joined = ContinuousClock.now
-            let values = try await Self.connectivitySeen(s, until: "authenticated", connectivity: "full")
-            print("join to full behind a gateway answering its first 4 requests 4 s late: \(ContinuousClock.now - joined)")
-            #expect(s.events.contains("slow-answer"))
-            #expect(!values.contains("none"), "a probe slower than its timeout was believed: \(values)")
-            #expect(try await !s.disconnected())
+            try await PortalScenario.run(config, profile: Self.clickThroughProfile) { s in
+                let joined = ContinuousClock.now
+                let values = try await Self.connectivitySeen(s, until: "authenticated", connectivity: "full")
+                print("join to full behind a gateway answering its first 4 requests 4 s late: \(ContinuousClock.now - joined)")
+                #expect(s.events.contains("slow-answer"))
+                #expect(!values.contains("none"), "a probe slower than its timeout was believed: \(values)")
+                #expect(try await !s.disconnected())
+            }
         }
 
         @Test func anOpenNDSLikeGatewayIsSignedIntoThroughTwoGetFormsOnAnotherPort() async throws {
             var config = PortalSimulatorConfiguration(mode: .getForms)
             config.splashPort = try Self.freePort()
-            let s = try await PortalScenario.start(config, profile: Self.clickThroughProfile)
-            defer { Task { await s.stop() } }
-            try await s.join("CityFree")
-            try await s.waitFor(state: "authenticated", connectivity: "full")
-            #expect(s.events.contains("continue") && s.events.contains("login-ok"), "\(s.diagnostics)")
-            #expect(!s.events.contains("login-failed") && !s.events.contains("refused"))
-            let splash = s.sim.events().filter { $0.kind == "portal-page" }
-            #expect(!splash.isEmpty)
+            try await PortalScenario.run(config, profile: Self.clickThroughProfile) { s in
+                try await s.join("CityFree")
+                try await s.waitFor(state: "authenticated", connectivity: "full")
+                #expect(s.events.contains("continue") && s.events.contains("login-ok"), "\(s.diagnostics)")
+                #expect(!s.events.contains("login-failed") && !s.events.contains("refused"))
+                let splash = s.sim.events().filter { $0.kind == "portal-page" }
+                #expect(!splash.isEmpty)
+            }
         }
 
         @Test func thePortalHelperAloneGoesThroughTheGetForms() async throws {
@@ -115,13 +106,13 @@ extension DaemonEndToEnd {
             var config = PortalSimulatorConfiguration(mode: .getForms)
             config.detailsForm = true
             let profile = "[CityFree]\nssid=CityFree\nsign-in=form\nform-field-name=Ada\nform-field-email=ada@example.org\n" + PortalScenario.loginHosts
-            let s = try await PortalScenario.start(config, profile: profile)
-            defer { Task { await s.stop() } }
-            try await s.join("CityFree")
-            try await s.waitFor(state: "authenticated", connectivity: "full")
-            let ok = s.sim.events().first { $0.kind == "login-ok" }
-            #expect(ok?.detail == "fields: email,go,name,tok", "\(s.diagnostics)")
-            #expect(!s.daemon.log.contains("ada@example.org"), "the profile's fields are never logged")
+            try await PortalScenario.run(config, profile: profile) { s in
+                try await s.join("CityFree")
+                try await s.waitFor(state: "authenticated", connectivity: "full")
+                let ok = s.sim.events().first { $0.kind == "login-ok" }
+                #expect(ok?.detail == "fields: email,go,name,tok", "\(s.diagnostics)")
+                #expect(!s.daemon.log.contains("ada@example.org"), "the profile's fields are never logged")
+            }
         }
 
         /// A portal nobody can sign in to (a form, no profile) that hangs every other period: the
@@ -133,20 +124,20 @@ extension DaemonEndToEnd {
             // in the answering half (a run saw 22 checks and no hang).
             config.flapSeconds = 0.7
             config.flapHang = .seconds(6)
-            let s = try await PortalScenario.start(config)
-            defer { Task { await s.stop() } }
-            try await s.join("CityFree")
-            try await s.waitFor(state: "presenting-ui", connectivity: "portal")
-            // Watched until a check has met a hang (probes back off, so how many land in a hang
-            // period in a fixed window depends on the machine's timing), at most 36 s.
-            var values: [String] = []
-            for _ in 0..<6 {
-                values += try await s.values(of: "Connectivity", over: .seconds(6))
-                if s.events.contains("flap-hang") { break }
+            try await PortalScenario.run(config) { s in
+                try await s.join("CityFree")
+                try await s.waitFor(state: "presenting-ui", connectivity: "portal")
+                // Watched until a check has met a hang (probes back off, so how many land in a hang
+                // period in a fixed window depends on the machine's timing), at most 36 s.
+                var values: [String] = []
+                for _ in 0..<6 {
+                    values += try await s.values(of: "Connectivity", over: .seconds(6))
+                    if s.events.contains("flap-hang") { break }
+                }
+                #expect(s.events.contains("flap-hang"), "\(s.diagnostics)")
+                #expect(values.allSatisfy { $0 == "portal" }, "\(values)")
+                #expect(try await !s.disconnected())
             }
-            #expect(s.events.contains("flap-hang"), "\(s.diagnostics)")
-            #expect(values.allSatisfy { $0 == "portal" }, "\(values)")
-            #expect(try await !s.disconnected())
         }
 
         /// While a join's checks find nothing and are repeated, `hotspotctl status` says the verdict
@@ -154,16 +145,16 @@ extension DaemonEndToEnd {
         @Test func statusSaysTheVerdictIsPendingWhileChecksAreRepeated() async throws {
             var config = PortalSimulatorConfiguration(mode: .clickThrough)
             config.refuseSeconds = 30
-            let s = try await PortalScenario.start(config, profile: Self.clickThroughProfile)
-            defer { Task { await s.stop() } }
-            try await s.join("CityFree")
-            try await s.waitUntil("the gateway refused a probe") { s.events.contains("refused-connection") }
-            let status = try await s.bus.run(TestKitPaths.product("hotspotctl").path, ["status"])
-            let row = status.stdout.split(separator: "\n").first { $0.hasPrefix("wlan0") } ?? ""
-            #expect(row.contains("pending"), "\(status.stdout)\(status.stderr)")
-            #expect(status.stdout.contains("wlan0: connectivity verdict pending"), "\(status.stdout)")
-            #expect(try await s.string("Connectivity") == "unknown")
-            #expect(try await !s.disconnected())
+            try await PortalScenario.run(config, profile: Self.clickThroughProfile) { s in
+                try await s.join("CityFree")
+                try await s.waitUntil("the gateway refused a probe") { s.events.contains("refused-connection") }
+                let status = try await s.bus.run(TestKitPaths.product("hotspotctl").path, ["status"])
+                let row = status.stdout.split(separator: "\n").first { $0.hasPrefix("wlan0") } ?? ""
+                #expect(row.contains("pending"), "\(status.stdout)\(status.stderr)")
+                #expect(status.stdout.contains("wlan0: connectivity verdict pending"), "\(status.stdout)")
+                #expect(try await s.string("Connectivity") == "unknown")
+                #expect(try await !s.disconnected())
+            }
         }
 
         static func freePort() throws -> UInt16 {

@@ -16,36 +16,36 @@ import Glibc
     /// libcurl's own low-speed limit counted the wait for the first byte: an answer 4 s late
     /// ended as "timeout" after 2 s whatever the transfer's timeout.
     @Test func anAnswerLaterThanTheLowSpeedWindowIsAnAnswer() async throws {
-        let h = try await LoopbackHotspot.start(PortalSimulatorConfiguration(mode: .slow, slowDelay: .seconds(4)))
-        defer { Task { await h.stop() } }
-        var o = TransferOptions(timeout: SafetyNet.wait, connectTimeout: SafetyNet.wait)
-        o.lowSpeedTime = .seconds(2)
-        let answer = try await HTTPTransfer.perform(HTTPRequestSpec(url: "http://127.0.0.1:\(h.port)/generate_204"), options: o).get()
-        #expect(answer.status == 302, "the gateway's redirect, 4 s late")
+        try await LoopbackHotspot.run(PortalSimulatorConfiguration(mode: .slow, slowDelay: .seconds(4))) { h in
+            var o = TransferOptions(timeout: SafetyNet.wait, connectTimeout: SafetyNet.wait)
+            o.lowSpeedTime = .seconds(2)
+            let answer = try await HTTPTransfer.perform(HTTPRequestSpec(url: "http://127.0.0.1:\(h.port)/generate_204"), options: o).get()
+            #expect(answer.status == 302, "the gateway's redirect, 4 s late")
+        }
     }
 
     /// What the low-speed cut is for still works: a body trickling at 1 byte/s is cut.
     @Test func aTrickleAfterTheAnswerStartedIsStillCut() async throws {
-        let h = try await LoopbackHotspot.start(PortalSimulatorConfiguration(mode: .hostile, hostile: .slowLoris))
-        defer { Task { await h.stop() } }
-        var o = TransferOptions(timeout: SafetyNet.wait, connectTimeout: SafetyNet.wait)
-        o.lowSpeedTime = .seconds(2)
-        let result = await HTTPTransfer.perform(HTTPRequestSpec(url: "http://127.0.0.1:\(h.port)/"), options: o)
-        guard case .failure(let e) = result else { Issue.record("a 1 byte/s body was not cut: \(result)"); return }
-        #expect(e.kind == .timeout)
+        try await LoopbackHotspot.run(PortalSimulatorConfiguration(mode: .hostile, hostile: .slowLoris)) { h in
+            var o = TransferOptions(timeout: SafetyNet.wait, connectTimeout: SafetyNet.wait)
+            o.lowSpeedTime = .seconds(2)
+            let result = await HTTPTransfer.perform(HTTPRequestSpec(url: "http://127.0.0.1:\(h.port)/"), options: o)
+            guard case .failure(let e) = result else { Issue.record("a 1 byte/s body was not cut: \(result)"); return }
+            #expect(e.kind == .timeout)
+        }
     }
 
     /// The link's DNS had a hidden 3 s bound whatever the connect timeout: a gateway's resolver
     /// answering in 4 s made every probe a DNS failure.
     @Test func aResolverSlowerThanThreeSecondsIsWaitedForUpToTheConnectTimeout() async throws {
-        let h = try await LoopbackHotspot.start(PortalSimulatorConfiguration(mode: .clickThrough))
-        defer { Task { await h.stop() } }
-        let relay = try SlowDNSRelay(to: h.dns.port, delay: 4)
-        defer { relay.stop() }
-        var o = TransferOptions(timeout: SafetyNet.wait, connectTimeout: .seconds(12))
-        o.dnsServers = ["127.0.0.1:\(relay.port)"]
-        let answer = try await HTTPTransfer.perform(HTTPRequestSpec(url: h.url("connectivitycheck.gstatic.com", "/generate_204")), options: o).get()
-        #expect(answer.status == 302)
+        try await LoopbackHotspot.run(PortalSimulatorConfiguration(mode: .clickThrough)) { h in
+            let relay = try SlowDNSRelay(to: h.dns.port, delay: 4)
+            defer { relay.stop() }
+            var o = TransferOptions(timeout: SafetyNet.wait, connectTimeout: .seconds(12))
+            o.dnsServers = ["127.0.0.1:\(relay.port)"]
+            let answer = try await HTTPTransfer.perform(HTTPRequestSpec(url: h.url("connectivitycheck.gstatic.com", "/generate_204")), options: o).get()
+            #expect(answer.status == 302)
+        }
     }
 
     @Test func anUnsettledJoinBacksOffTo30SecondsAtMost() {

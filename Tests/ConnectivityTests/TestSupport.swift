@@ -20,16 +20,18 @@ extension TransferOptions {
 
 /// A simulator and its DNS on loopback; probe host names resolve (through `LinkDNSResolver`) to
 /// 127.0.0.1, so nothing leaves the machine.
-struct LoopbackHotspot {
+struct LoopbackHotspot: TestWorld {
     let sim: PortalSimulator
     let dns: SimulatorDNS
     let port: UInt16
 
-    static func start(_ config: PortalSimulatorConfiguration) async throws -> LoopbackHotspot {
+    /// Starts the simulator and its DNS, runs `body` with them and stops them, waiting until
+    /// they have stopped, also when `body` throws.
+    static func run<Result>(_ config: PortalSimulatorConfiguration, _ body: (LoopbackHotspot) async throws -> Result) async throws -> Result {
         let sim = PortalSimulator(configuration: config)
         let port = try await sim.start()
         let dns = try SimulatorDNS(host: "127.0.0.1", port: 0, answer: "127.0.0.1")
-        return LoopbackHotspot(sim: sim, dns: dns, port: port)
+        return try await LoopbackHotspot(sim: sim, dns: dns, port: port).run(body)
     }
 
     func stop() async {

@@ -5,7 +5,7 @@ import CDBus
 import Foundation
 import Testing
 
-/// Issue 14 item 2: what a hostile peer sends is bounded before it is decoded. Each test is named
+/// What a hostile peer sends is bounded before it is decoded. Each test is named
 /// for the attack it stops.
 @Suite struct HostileIntakeTests {
     func roundTrip(_ values: [DBusValue], limits: DecodingLimits = .standard) -> Message? {

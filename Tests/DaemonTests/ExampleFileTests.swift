@@ -6,7 +6,7 @@ import Foundation
 @testable import HotspotDaemon
 import Testing
 
-/// Issue 11 item 8: every profile and configuration example in README.md, the man pages and
+/// Every profile and configuration example in README.md, the man pages and
 /// packaging/ loads with the real loaders, without warnings. The examples are found in the files
 /// themselves (```ini blocks, .EX/.EE and .nf/.fi blocks holding a [group]), so one added later is
 /// checked too.

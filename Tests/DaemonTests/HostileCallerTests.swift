@@ -5,7 +5,7 @@ import Foundation
 import HotspotProtocol
 import Testing
 
-/// Issue 14 items 2 and 5: local users who try to take over a helper's identity, pass as a
+/// Local users who try to take over a helper's identity, pass as a
 /// built-in helper, register without saying why, or flood polkit. Callers run as `nobody`.
 @Suite(.enabled(if: TestEnvironment.hasDBusMock && TestEnvironment.isRoot && TestEnvironment.hasTool("/usr/bin/setpriv"),
                 "needs root (to run callers as nobody), setpriv and python3-dbusmock"))
@@ -131,7 +131,7 @@ struct HostileCallerTests {
     }
 }
 
-/// Issue 14 item 5: a process of another user that takes NetworkManager's name (on a bus whose
+/// A process of another user that takes NetworkManager's name (on a bus whose
 /// policy lets it) gets no password from the secret agent.
 @Suite(.enabled(if: TestEnvironment.isRoot && TestEnvironment.hasTool("/usr/bin/setpriv"), "needs root (to run the impostor as nobody) and setpriv"))
 struct ImpostorNetworkManagerTests {

@@ -5,7 +5,7 @@ import HotspotCore
 import HotspotTesting
 import Testing
 
-/// Issue 14 items 3 and 4: links planted in the state directory, files that are not regular, a
+/// Links planted in the state directory, files that are not regular, a
 /// state file from a newer version, and configuration lines that would be copied into the log.
 @Suite struct HostileFileTests {
     let scratch: ScratchDirectory
@@ -107,7 +107,7 @@ import Testing
     }
 }
 
-/// Issue 14 item 6: the daemon's memory (passwords) cannot be read from a core dump or by
+/// The daemon's memory (passwords) cannot be read from a core dump or by
 /// another process of its uid attaching to it.
 @Suite struct ProcessHardeningTests {
     @Test func passwordsInMemoryCannotBeDumpedOrTraced() {

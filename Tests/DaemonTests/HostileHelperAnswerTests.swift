@@ -4,7 +4,7 @@ import HotspotCore
 import HotspotProtocol
 import Testing
 
-/// Issue 14 item 2: a helper's answer is held to the command it answers.
+/// A helper's answer is held to the command it answers.
 @Suite struct HostileHelperAnswerTests {
     func scan(_ ssids: [String]) -> WireCommand {
         WireCommand(type: .filterScanList, interface: "wlan0", network: nil, isChosenHelper: false,

@@ -32,14 +32,9 @@ struct StateMachineTests {
     @Test func everyStateOfAJoinIsAnnouncedInOrder() async throws {
         let s = try await Scenario(mode: Self.mode)
         _ = try await s.helper("Cafe", script: HelperScript(confidence: .high))
-        let changes = try await s.client.signals(matching: MatchRule(sender: HotspotContract.busName, path: s.interfacePath,
-                                                                     interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"))
+        let announced = try await s.watch("State", until: "authenticated")
         try await s.join("CityFree", accessPoint: "ap1")
-        var states: [String] = []
-        for await signal in changes {
-            if let state = signal.body[1].varDict?["State"]?.string { states.append(state) }
-            if states.last == "authenticated" { break }
-        }
+        let states = await announced.values
         #expect(states == ["evaluating", "authenticating", "authenticated"], "\(states)")
     }
 

@@ -3,7 +3,7 @@ import HotspotTesting
 import Foundation
 import Testing
 
-/// Issue 13: a layout that shows the architecture. Sources/ holds the product's libraries and
+/// A layout that shows the architecture. Sources/ holds the product's libraries and
 /// executables, and no file there grows past 600 lines (split it by concept instead).
 @Suite struct LayoutTests {
     static let lineLimit = 600

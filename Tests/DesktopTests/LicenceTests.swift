@@ -3,7 +3,7 @@ import HotspotTesting
 import Foundation
 import Testing
 
-/// Issue 12: the project is Apache-2.0, and every source file says so in an SPDX line near its top.
+/// The project is Apache-2.0, and every source file says so in an SPDX line near its top.
 @Suite struct LicenceTests {
     static let sourceSuffixes = [".swift", ".c", ".h", ".py", ".sh", "module.modulemap"]
 

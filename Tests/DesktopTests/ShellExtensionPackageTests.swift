@@ -13,7 +13,7 @@ extension DesktopTests {
         static let uuid43 = ShellExtensionTrees.uuid43
         static let extensionDirectory = "/usr/share/gnome-shell/extensions/\(uuid)"
         static let extensionDirectory43 = "/usr/share/gnome-shell/extensions/\(uuid43)"
-        static let shared = ["controller.js", "daemon.js", "labels.js", "portalPrompts.js", "signInDialog.js", "signInForm.js", "urls.js"]
+        static let shared = ["controller.js", "daemon.js", "labels.js", "portalPrompts.js", "signInDialog.js", "signInForm.js", "urls.js", "wifiMenu.js"]
         static let manifest = (["metadata.json", "extension.js", "shell45.js", "shell50.js"] + shared).map { "\(extensionDirectory)/\($0)" }
             + (["metadata.json", "extension.js", "shell43.js"] + shared).map { "\(extensionDirectory43)/\($0)" }
             + ["/usr/share/glib-2.0/schemas/50_hotspot-helper.gschema.override",

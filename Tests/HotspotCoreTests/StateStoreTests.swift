@@ -56,7 +56,7 @@ final class MemoryStore: HotspotStateStore {
         #expect(loaded.damaged[1].problem.contains("unknown security class in field 3"))
     }
 
-    /// Issue 14 item 3: a forged or damaged line reaches the journal by number and problem only.
+    /// A forged or damaged line reaches the journal by number and problem only.
     @Test func damagedLineIsReportedWithoutItsContentSoItCannotForgeALogLine() throws {
         let text = """
             hotspot-helper-state 1

@@ -3,7 +3,7 @@ import Testing
 
 import HotspotCore
 
-/// Issue 14 item 3: text from networks, helpers and files cannot forge or flood a log line.
+/// Text from networks, helpers and files cannot forge or flood a log line.
 @Suite struct UntrustedTextTests {
     @Test func forgedLogLineWithEmbeddedNewlineStaysOnOneLine() {
         let hostile = "ok\nNov 22 09:00:00 host hotspot-helperd[1]: helper root granted"

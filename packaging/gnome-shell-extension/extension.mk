@@ -10,13 +10,13 @@
 # "Shell 43 and Shell 45-50"): Shell loads the one whose metadata names its version.
 #   45-50: ES modules; shell45/ (extension.js, shell45.js, shell50.js) and common/ as they are.
 #   43:    legacy gjs modules; shell43/ (extension.js, shell43.js) and common/ made legacy here.
-# common/ (controller.js, daemon.js, labels.js, urls.js) is the one source both run: the 43 copy is
+# common/ (controller.js, daemon.js, labels.js, urls.js, wifiMenu.js …) is the one source both run: the 43 copy is
 # generated from it by the sed below, which knows the few forms common/ uses (imports from gi://
 # and from ./file.js, `export function|class|const`) and fails on any other import or export.
 SHELL_EXTENSION_UUID = hotspot-helper@hotspot-helper-linux
 SHELL_EXTENSION_UUID_43 = hotspot-helper-shell43@hotspot-helper-linux
 SHELL_EXTENSION_SRC = packaging/gnome-shell-extension
-SHELL_EXTENSION_COMMON = controller.js daemon.js labels.js portalPrompts.js signInDialog.js signInForm.js urls.js
+SHELL_EXTENSION_COMMON = controller.js daemon.js labels.js portalPrompts.js signInDialog.js signInForm.js urls.js wifiMenu.js
 SHELL_EXTENSION_FILES = metadata.json extension.js shell45.js shell50.js
 SHELL_EXTENSION_FILES_43 = metadata.json extension.js shell43.js
 SHELL_EXTENSION_DIR = $(DESTDIR)$(DATADIR)/gnome-shell/extensions

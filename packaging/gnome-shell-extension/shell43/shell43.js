@@ -6,10 +6,12 @@
 // else: the Wi-Fi toggle, its device items, their network rows, the menu header. Shell gives no
 // public API for these (js/ui/status/network.js, js/ui/quickSettings.js at 43.9), so a Shell
 // release that renames one breaks only this file. Shell 45-49 have shell45.js, 50 shell50.js,
-// with the same functions (ES modules); controller.js, daemon.js and labels.js are shared.
+// with the same functions (ES modules); controller.js, daemon.js, labels.js and wifiMenu.js
+// (the functions alike in every Shell) are shared.
 
-const {NM} = imports.gi;
 const Main = imports.ui.main;
+// The functions Shell 43 and 45-50 share (common/wifiMenu.js), handed on as this module's own.
+var {wirelessDevices, menuBoxes, headerOf} = imports.misc.extensionUtils.getCurrentExtension().imports.wifiMenu;
 
 /**
  * Calls `ready` with the quick settings' Wi-Fi toggle (Shell 43 makes it with the panel, before
@@ -23,20 +25,6 @@ function whenToggle(ready) {
     if (toggle)
         ready(toggle);
     return () => {};
-}
-
-/**
- * The toggle's Wi-Fi devices: NetworkManager's D-Bus path of each and Shell's item for it.
- *
- * @param {object} toggle - from whenToggle()
- * @returns {Array<{devicePath: string, deviceItem: object}>}
- */
-function wirelessDevices(toggle) {
-    return [...toggle._items.entries()].map(([device, deviceItem]) => ({
-        // nm_object_get_path() is shadowed by nm_device_get_path() (network.js does the same).
-        devicePath: NM.Object.prototype.get_path.call(device),
-        deviceItem,
-    }));
 }
 
 /**
@@ -59,43 +47,12 @@ function networkRows(deviceItem) {
 }
 
 /**
- * The boxes Shell adds the Wi-Fi menu's device items and network rows to: the toggle's, then
- * each device item's.
- *
- * @param {object} toggle - from whenToggle()
- * @returns {Array<object>}
- */
-function menuBoxes(toggle) {
-    return [toggle._itemsSection.box, ...wirelessDevices(toggle).map(({deviceItem}) => deviceItem.section.box)];
-}
-
-/**
  * The signal a child's addition emits (Shell 43: Clutter's `actor-added`).
  *
  * @returns {string}
  */
 function childAddedSignal() {
     return 'actor-added';
-}
-
-/**
- * The Wi-Fi menu's header: reads what Shell set, and sets a subtitle.
- *
- * @param {object} toggle - from whenToggle()
- * @returns {{subtitle: string, setSubtitle: function(string): void}}
- */
-function headerOf(toggle) {
-    const {menu} = toggle;
-    return {
-        get subtitle() {
-            return menu._headerSubtitle.text;
-        },
-        setSubtitle(text) {
-            // setHeader() sets the three together; the icon and title are Shell's, kept as they are.
-            const icon = menu._headerIcon.gicon ?? menu._headerIcon.icon_name;
-            menu.setHeader(icon, menu._headerTitle.text, text);
-        },
-    };
 }
 
 /**

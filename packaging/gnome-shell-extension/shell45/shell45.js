@@ -11,12 +11,14 @@
 
 import Clutter from 'gi://Clutter';
 import GObject from 'gi://GObject';
-import NM from 'gi://NM';
 import * as CheckBox from 'resource:///org/gnome/shell/ui/checkBox.js';
 import * as Dialog from 'resource:///org/gnome/shell/ui/dialog.js';
 import * as Main from 'resource:///org/gnome/shell/ui/main.js';
 import * as ModalDialog from 'resource:///org/gnome/shell/ui/modalDialog.js';
 import * as ShellEntry from 'resource:///org/gnome/shell/ui/shellEntry.js';
+
+// The functions every Shell shares (common/wifiMenu.js), handed on as this module's own.
+export {wirelessDevices, menuBoxes, headerOf} from './wifiMenu.js';
 
 function quickSettingsToggle() {
     return Main.panel.statusArea.quickSettings?._network?._wirelessToggle ?? null;
@@ -60,20 +62,6 @@ function childAdded() {
 }
 
 /**
- * The toggle's Wi-Fi devices: NetworkManager's D-Bus path of each and Shell's item for it.
- *
- * @param {object} toggle - from whenToggle()
- * @returns {Array<{devicePath: string, deviceItem: object}>}
- */
-export function wirelessDevices(toggle) {
-    return [...toggle._items.entries()].map(([device, deviceItem]) => ({
-        // nm_object_get_path() is shadowed by nm_device_get_path() (network.js does the same).
-        devicePath: NM.Object.prototype.get_path.call(device),
-        deviceItem,
-    }));
-}
-
-/**
  * The rows of a device item as [network, row] pairs (Shell 45-49: its _networkItems map).
  *
  * @param {object} deviceItem - from wirelessDevices()
@@ -104,43 +92,12 @@ export function networkRows(deviceItem, items = networkItems) {
 }
 
 /**
- * The boxes Shell adds the Wi-Fi menu's device items and network rows to: the toggle's, then
- * each device item's.
- *
- * @param {object} toggle - from whenToggle()
- * @returns {Array<object>}
- */
-export function menuBoxes(toggle) {
-    return [toggle._itemsSection.box, ...wirelessDevices(toggle).map(({deviceItem}) => deviceItem.section.box)];
-}
-
-/**
  * The signal a child's addition emits: `child-added` from 46, `actor-added` in 45.
  *
  * @returns {string}
  */
 export function childAddedSignal() {
     return childAdded();
-}
-
-/**
- * The Wi-Fi menu's header: reads what Shell set, and sets a subtitle (Shell sets none).
- *
- * @param {object} toggle - from whenToggle()
- * @returns {{subtitle: string, setSubtitle: function(string): void}}
- */
-export function headerOf(toggle) {
-    const {menu} = toggle;
-    return {
-        get subtitle() {
-            return menu._headerSubtitle.text;
-        },
-        setSubtitle(text) {
-            // setHeader() sets the three together; the icon and title are Shell's, kept as they are.
-            const icon = menu._headerIcon.gicon ?? menu._headerIcon.icon_name;
-            menu.setHeader(icon, menu._headerTitle.text, text);
-        },
-    };
 }
 
 /**
