@@ -20,9 +20,9 @@
 # checked in full.
 #
 # trixie-plasma is the trixie root (made first if missing) copied, with KDE Plasma 6.3's network
-# management added: plasma-nm (its QML module, org.kde.plasma.networkmanagement, and its kded
-# module), the qml runtime and kded6 (DesktopTests.PlasmaRootTests). A cache of its own, so the
-# trixie root the other tests use stays as it is.
+# management added: plasma-nm (its QML module, org.kde.plasma.networkmanagement, its applet's
+# QML files and its kded module), the qml runtime and kded6 (DesktopTests.PlasmaRootTests). A
+# cache of its own, so the trixie root the other tests use stays as it is.
 set -euo pipefail
 
 release=${1:-}
@@ -57,9 +57,9 @@ packages=(
 plasma_packages=(
     # Plasma's network list and its portal notification: plasma-nm's QML module and kded module
     plasma-nm kded6
-    # the QML runtime that loads the module headless (QT_QPA_PLATFORM=offscreen), a font and
-    # Breeze's icons for the picture of the list
-    qml-qt6 fonts-noto-core breeze-icon-theme
+    # the QML runtime that loads the applet's list headless (QT_QPA_PLATFORM=offscreen), and
+    # Plasma's font for its picture
+    qml-qt6 fonts-noto-core
 )
 if [ "$release" = trixie-plasma ]; then
     base=$("$0" trixie)

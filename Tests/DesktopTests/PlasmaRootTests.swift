@@ -329,13 +329,10 @@ struct PlasmaSession {
         client = try bus.connect()
         scratch = try ScratchDirectory("plasma-session")
         let fm = FileManager.default
-        for d in ["home/.local/share/icons", "run", "imports/org/kde/plasma/plasmoid", "pictures"] {
+        for d in ["home", "run", "imports/org/kde/plasma/plasmoid", "pictures"] {
             try fm.createDirectory(at: scratch.appendingPathComponent(d), withIntermediateDirectories: true)
         }
         try fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: scratch.appendingPathComponent("run").path)
-        // Outside Plasma, Qt's icon theme is hicolor: Breeze's icons under that name, for the
-        // picture (the list's rows and texts do not depend on it).
-        try fm.createSymbolicLink(atPath: scratch.appendingPathComponent("home/.local/share/icons/hicolor").path, withDestinationPath: "/usr/share/icons/breeze")
         // The applet's files import org.kde.plasma.plasmoid (Plasma's applet host, not part of
         // plasma-nm) for one setting of its details view: a stand-in with that setting.
         try "module org.kde.plasma.plasmoid\nsingleton Plasmoid 2.0 Plasmoid.qml\n"
@@ -405,9 +402,19 @@ struct PlasmaSession {
                                type: appletProxyModel.data(ix, roles.ItemTypeRole), state: appletProxyModel.data(ix, roles.ConnectionStateRole)})
                 }
                 const n = ++shots
-                const path = "\#(pictures)/list-" + n + ".png"
-                const report = JSON.stringify({n: n, connectivity: status.connectivity, rows: rows, picture: path})
-                window.grabToImage(r => { r.saveToFile(path); console.log("hh-list " + report) })
+                console.log("hh-list " + JSON.stringify({n: n, connectivity: status.connectivity, rows: rows}))
+                picture.n = n
+                picture.restart()
+            }
+            // The picture a moment after the last change: Kirigami's inline message fades in.
+            Timer {
+                id: picture
+                property int n: 0
+                interval: 1000
+                onTriggered: {
+                    const n = picture.n, path = "\#(pictures)/list-" + n + ".png"
+                    window.grabToImage(r => { r.saveToFile(path); console.log("hh-picture " + n + " " + path) })
+                }
             }
             Component.onCompleted: later.restart()
         }
@@ -435,7 +442,6 @@ struct PlasmaSession {
         var n: Int
         var connectivity: Int
         var rows: [Row]
-        var picture: String
         var named: [Named] { rows.map { Named($0.name, $0.ssid, $0.type) } }
     }
 
@@ -450,13 +456,29 @@ struct PlasmaSession {
         }
         var latest: Report? { reports.last }
 
-        /// Copies the latest picture (the list as it is now) to `destination`.
+        /// The pictures saved, by the number of the report they show.
+        var pictures: [Int: String] {
+            var out: [Int: String] = [:]
+            for line in process.output.split(separator: "\n") {
+                guard let r = line.range(of: "hh-picture ") else { continue }
+                let parts = line[r.upperBound...].split(separator: " ", maxSplits: 1)
+                if parts.count == 2, let n = Int(parts[0]) { out[n] = String(parts[1]) }
+            }
+            return out
+        }
+
+        /// Copies the picture of the list as it is now (of the latest report, or a later one) to
+        /// `destination`.
         func picture(to destination: URL) async throws {
-            guard let latest else { throw TestKitError.startFailed("the list saved no picture:\n\(process.output.suffix(3000))") }
+            guard let n = latest?.n else { throw TestKitError.startFailed("the list reported nothing:\n\(process.output.suffix(3000))") }
+            try await process.changes.until("the list saves its picture", timeout: .seconds(60), context: { self.process.output.suffix(3000).description }) {
+                self.pictures.keys.contains { $0 >= n }
+            }
+            guard let path = pictures.filter({ $0.key >= n }).min(by: { $0.key < $1.key })?.value else { return }
             let fm = FileManager.default
             try fm.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             try? fm.removeItem(at: destination)
-            try fm.copyItem(atPath: latest.picture, toPath: destination.path)
+            try fm.copyItem(atPath: path, toPath: destination.path)
         }
     }
 
