@@ -49,8 +49,18 @@ extension DesktopTests {
 
             // A join held by the pre-up hook while City Free Wi-Fi signs in: NetworkManager's
             // check says PORTAL during the hold, FULL once the daemon signed in, then the
-            // connection is ACTIVATED.
-            let outcome = try await s.replayHeldJoin("CityFree", accessPoint: "ap1")
+            // connection is ACTIVATED. The helper answers once plasma-nm has posted: a sign-in
+            // slower than plasma-nm's Notify call (one that ends first leaves plasma-nm's close
+            // without the notification's id, docs/DESKTOP.md).
+            city.silence(.authenticate)
+            let join = Task { try await s.replayHeldJoin("CityFree", accessPoint: "ap1") }
+            try await session.waitUntil("plasma-nm posts its portal notification during the hold") {
+                try await session.portalNotifications().count == 1
+            }
+            try await s.waitUntil("City Free Wi-Fi is asked to sign in") { !city.held.withLock { $0.isEmpty } }
+            city.plan.withLock { $0.silent = [] }
+            for command in city.held.withLock({ $0 }) { command.createResponse(.success).deliver() }
+            let outcome = try await join.value
             #expect(outcome.contains("signed-in"), "\(outcome)\n\(s.diagnostics)")
             try await s.waitFor("authenticated")
             #expect(await agent.waitForOutput(containing: "told: Signed in to CityFree"), "\(agent.output)")
@@ -191,7 +201,7 @@ struct PlasmaScene: DaemonScenarioParts {
             MockAccessPoint(name: "ap1", ssid: "CityFree", bssid: "0A:00:00:00:00:01", strength: 80),
             MockAccessPoint(name: "ap2", ssid: "CoffeeShop", bssid: "0A:00:00:00:00:02", strength: 60, secure: true),
             MockAccessPoint(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03", strength: 40),
-        ], settings: ["command-timeout": "5", "filter-interval": "0.2", "maintain-interval": "300", "provision-after": "0"],
+        ], settings: ["command-timeout": "20", "filter-interval": "0.2", "maintain-interval": "300", "provision-after": "0"],
            beforeDaemon: { nm, c in try await nm.addProfileMethods(c) })
         try await mock("AddProperties", [.string("org.freedesktop.NetworkManager"), .varDict([
             "PrimaryConnection": .objectPath("/"), "ActivatingConnection": .objectPath("/"),
