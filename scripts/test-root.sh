@@ -4,7 +4,7 @@
 # the project where today's users run it: GNOME Shell 48 and NetworkManager 1.52 (trixie, Debian
 # 13), GNOME Shell 50 and NetworkManager 1.58 (forky, testing). docs/TESTING.md, "Other releases".
 #
-#     scripts/test-root.sh trixie|forky      # prints the root's path on stdout; progress on stderr
+#     scripts/test-root.sh trixie|forky|trixie-plasma   # prints the root's path on stdout; progress on stderr
 #
 # The root is built with debootstrap from this machine's Debian mirror, with a policy-rc.d that
 # refuses every service start FIRST (nothing in it may run on this machine by itself), then the
@@ -18,12 +18,17 @@
 # debian-archive-keyring; only the date is not, and only for testing (apt's
 # Acquire::Check-Valid-Until, set in the root for forky alone). trixie, a stable release, is
 # checked in full.
+#
+# trixie-plasma is the trixie root (made first if missing) copied, with KDE Plasma 6.3's network
+# management added: plasma-nm (its QML module, org.kde.plasma.networkmanagement, its applet's
+# QML files and its kded module), the qml runtime and kded6 (DesktopTests.PlasmaRootTests). A
+# cache of its own, so the trixie root the other tests use stays as it is.
 set -euo pipefail
 
 release=${1:-}
 case "$release" in
-    trixie|forky) ;;
-    *) echo "usage: scripts/test-root.sh trixie|forky" >&2; exit 2 ;;
+    trixie|forky|trixie-plasma) ;;
+    *) echo "usage: scripts/test-root.sh trixie|forky|trixie-plasma" >&2; exit 2 ;;
 esac
 if [ "$(id -u)" -ne 0 ]; then
     echo "test-root.sh: not root (debootstrap and chroot need root)" >&2
@@ -48,6 +53,20 @@ packages=(
     busybox-static cpio openssl util-linux systemd
     # the project's own package's run-time libraries come with it through apt (its Depends)
 )
+# What the trixie-plasma root adds to the trixie one (without recommends):
+plasma_packages=(
+    # Plasma's network list and its portal notification: plasma-nm's QML module and kded module
+    plasma-nm kded6
+    # the QML runtime that loads the applet's list headless (QT_QPA_PLATFORM=offscreen), and
+    # Plasma's font for its picture
+    qml-qt6 fonts-noto-core
+)
+if [ "$release" = trixie-plasma ]; then
+    base=$("$0" trixie)
+    packages=("${plasma_packages[@]}")
+    # Made again when the trixie root it was copied from was.
+    packages+=("base=$(cat "$base/.hotspot-root")")
+fi
 # What the cached root was made from: the release, the package list and how it is made (bump
 # `layout` when the steps below change what a root holds).
 layout=1
@@ -64,27 +83,34 @@ trap 'umount_all "$work" 2>/dev/null || true; rm -rf --one-file-system "$work"' 
 umount_all() { for m in proc sys dev/pts dev; do umount -l "$1/$m" 2>/dev/null || true; done; }
 
 start=$SECONDS
-echo "test-root: making a $release root in $root (debootstrap from $mirror; a few minutes, once)" >&2
-# forky's Release may have expired (see above); debootstrap checks the signature, not the date.
-# Debian 12's debootstrap has no script named forky; Debian's releases share sid's.
-script=/usr/share/debootstrap/scripts/$release
-[ -e "$script" ] || script=/usr/share/debootstrap/scripts/sid
-debootstrap --variant=minbase --components=main "$release" "$work" "$mirror" "$script" >"$work.log" 2>&1 || {
-    echo "test-root: debootstrap $release failed; its last lines:" >&2
-    tail -n 20 "$work.log" >&2
-    exit 1
-}
-rm -f "$work.log"
-printf '#!/bin/sh\n# hotspot-helper scripts/test-root.sh: no service starts in this root.\nexit 101\n' > "$work/usr/sbin/policy-rc.d"
-chmod 0755 "$work/usr/sbin/policy-rc.d"
+if [ "$release" = trixie-plasma ]; then
+    echo "test-root: making a $release root in $root (the trixie root copied, Plasma's network management added; a few minutes, once)" >&2
+    cp -a "$base/." "$work/"
+    rm -f "$work/.hotspot-root"
+else
+    echo "test-root: making a $release root in $root (debootstrap from $mirror; a few minutes, once)" >&2
+    # forky's Release may have expired (see above); debootstrap checks the signature, not the date.
+    # Debian 12's debootstrap has no script named forky; Debian's releases share sid's.
+    script=/usr/share/debootstrap/scripts/$release
+    [ -e "$script" ] || script=/usr/share/debootstrap/scripts/sid
+    debootstrap --variant=minbase --components=main "$release" "$work" "$mirror" "$script" >"$work.log" 2>&1 || {
+        echo "test-root: debootstrap $release failed; its last lines:" >&2
+        tail -n 20 "$work.log" >&2
+        exit 1
+    }
+    rm -f "$work.log"
+    printf '#!/bin/sh\n# hotspot-helper scripts/test-root.sh: no service starts in this root.\nexit 101\n' > "$work/usr/sbin/policy-rc.d"
+    chmod 0755 "$work/usr/sbin/policy-rc.d"
+fi
 if [ "$release" = forky ]; then
     printf '// Debian testing on a mirror snapshot: Release may be past Valid-Until (scripts/test-root.sh)\nAcquire::Check-Valid-Until "false";\n' \
         > "$work/etc/apt/apt.conf.d/90hotspot-valid-until"
 fi
-printf 'deb %s %s main\n' "$mirror" "$release" > "$work/etc/apt/sources.list"
+printf 'deb %s %s main\n' "$mirror" "${release%-plasma}" > "$work/etc/apt/sources.list"
 mount -t proc proc "$work/proc"
 mount --rbind /sys "$work/sys"
 mount --bind /dev "$work/dev"
+if [ "$release" = trixie-plasma ]; then unset 'packages[-1]'; fi  # the base's key is not a package
 echo "test-root: installing ${#packages[@]} packages into the $release root" >&2
 chroot "$work" env DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 apt-get update -qq
 chroot "$work" env DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 \

@@ -17,6 +17,8 @@ actor SignInAgent {
 
     let daemon: DaemonClient
     let notifications: Notifications
+    /// Says once, not at every join, that no notification server shows what the agent posts.
+    let server: NotificationServerWatch
     let opener: PageOpener
     let fallbackURL: String
     /// Where the desktop prompts by itself, the agent does not (one prompt, never two).
@@ -35,6 +37,7 @@ actor SignInAgent {
          dialog: SignInDialog? = nil) {
         self.daemon = daemon
         self.notifications = notifications
+        server = NotificationServerWatch(session: notifications.session)
         self.opener = opener
         self.fallbackURL = fallbackURL
         self.desktop = desktop
@@ -47,6 +50,7 @@ actor SignInAgent {
         let actions = try await notifications.signals("ActionInvoked")
         let closed = try await notifications.signals("NotificationClosed")
         AgentLog.write("listening to hotspot-helperd on the system bus")
+        await server.start()
         await catchUp()
         let actionTask = Task {
             for await s in actions {
@@ -117,7 +121,7 @@ actor SignInAgent {
             interfaceOf[id] = path
             AgentLog.write("notified: sign in to \(name) (notification \(id), \(path))")
         } catch {
-            AgentLog.write("could not post a notification: \(error)")
+            await server.failed("could not post a notification", error)
         }
     }
 
@@ -140,7 +144,7 @@ actor SignInAgent {
             stateNotification[path] = id
             AgentLog.write("told: \(summary) (notification \(id), \(path))")
         } catch {
-            AgentLog.write("could not post a notification: \(error)")
+            await server.failed("could not post a notification", error)
         }
     }
 
@@ -151,7 +155,7 @@ actor SignInAgent {
             try await notifications.close(id)
             AgentLog.write("withdrew notification \(id): \(why)")
         } catch {
-            AgentLog.write("could not withdraw notification \(id): \(error)")
+            await server.failed("could not withdraw notification \(id)", error)
         }
     }
 

@@ -53,6 +53,13 @@ struct Status: AsyncParsableCommand {
         for i in interfaces where !i.reason.isEmpty {
             print(Output.line(i.reason.hasPrefix(HotspotContract.explanationMark) ? "\(i.name): \(i.reason)" : "\(i.name): \(Output.dash(i.helper)) says: \(i.reason)"))
         }
+        // What the user must do, for a session where no notification says it (no notification
+        // server, a terminal): the agent's prompt in words.
+        for i in interfaces where i.state == "presenting-ui" {
+            let network = Output.shown(i.network?.name ?? "")
+            print(Output.line("\(i.name): \(i.helper.isEmpty ? "a hotspot helper" : Output.shown(i.helper)) needs you to sign in to \(network.isEmpty ? "this network" : network): run "
+                + "hotspotctl sign-in \(i.name) (the portal's form, here), or hotspotctl present-ui \(i.name) and open the portal's page"))
+        }
     }
 }
 
