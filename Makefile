@@ -64,16 +64,17 @@ build: build-deps
 # The tests that read debian-build/: they run once the background step has written it (the Shell
 # tests in the Debian 13 and forky roots would otherwise make a .deb of their own into the same
 # directory at the same time, and one of the two packages came out truncated).
-DEB_TESTS = ReleaseTests|GnomeShellRootTests
+# PlasmaRootTests runs in a root made beside the build too, so it waits with them.
+DEB_TESTS = ReleaseTests|GnomeShellRootTests|PlasmaRootTests
 test: deps
 	./scripts/timed-steps.sh "make test" \
-	  '@Debian 13 and forky roots (made once, beside the build)' './scripts/test-roots.sh' \
+	  '@Debian 13 (with Plasma) and forky roots (made once, beside the build)' './scripts/test-roots.sh' \
 	  '!build (debug, with tests)' '$(SWIFT) build --build-tests' \
 	  '&!release build and .deb' '$(MAKE) --no-print-directory deb NO_LINTIAN=1' \
 	  'Swift tests (all but those of the .deb)' 'SWIFT="$(SWIFT)" ./scripts/swift-test.sh --skip "$(DEB_TESTS)"' \
 	  '&fuzz ($(or $(FUZZ_SECONDS),3) s a target)' '.build/debug/hotspot-fuzz --seconds $(or $(FUZZ_SECONDS),3)' \
 	  '&lab (real NetworkManager, QEMU; its boots side by side)' './Tests/Lab/run-lab' \
-	  '^Swift tests of the .deb (release build; Shell 48 and 50 with it installed)' 'SWIFT="$(SWIFT)" SWIFT_TEST_LOG=.build/swift-test-release.log ./scripts/swift-test.sh --filter "$(DEB_TESTS)"'
+	  '^Swift tests of the .deb and in the roots (Shell 48 and 50 with it installed, Plasma 6.3)' 'SWIFT="$(SWIFT)" SWIFT_TEST_LOG=.build/swift-test-release.log ./scripts/swift-test.sh --filter "$(DEB_TESTS)"'
 
 # The Swift tests on a machine kept busy: stress-ng runs a CPU hog on every core (LOAD_CPUS, by
 # default all of them) for at most LOAD_SECONDS, started before the tests and stopped after them

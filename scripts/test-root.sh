@@ -77,6 +77,14 @@ if [ -f "$root/.hotspot-root" ] && [ "$(cat "$root/.hotspot-root")" = "$key" ]; 
 fi
 
 mkdir -p "$cache"
+# One maker a root at a time (make test makes the roots beside the build while a test may ask for
+# one): the second waits for the first and then finds the root made.
+exec 9>"$cache/.$release.lock"
+flock 9
+if [ -f "$root/.hotspot-root" ] && [ "$(cat "$root/.hotspot-root")" = "$key" ]; then
+    echo "$root"
+    exit 0
+fi
 work=$(mktemp -d "$cache/.$release.XXXXXX")
 chmod 0755 "$work"  # apt in the root downloads as _apt
 trap 'umount_all "$work" 2>/dev/null || true; rm -rf --one-file-system "$work"' EXIT

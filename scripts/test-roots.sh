@@ -6,12 +6,14 @@
 # root cached and a mirror that does not resolve, it makes nothing and says why: the tests that
 # need the roots say the same and are skipped (docs/TESTING.md, "Other releases").
 #
-#     scripts/test-roots.sh [RELEASE]...     # default: trixie forky
+#     scripts/test-roots.sh [ROOT]...     # default: trixie-plasma forky
+# (trixie-plasma is a copy of the trixie root with Plasma's network management added: making it
+# makes the trixie root first)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 releases=("$@")
-[ ${#releases[@]} -gt 0 ] || releases=(trixie forky)
+[ ${#releases[@]} -gt 0 ] || releases=(trixie-plasma forky)
 if [ "$(id -u)" -ne 0 ]; then
     echo "test-roots: not root; no Debian root made (the tests that run in one are skipped)"
     exit 0
@@ -21,7 +23,7 @@ mirror=${HOTSPOT_ROOTS_MIRROR:-$(sed -nE 's/^URIs: *(http[^ ]*debian)$/\1/p' /et
 host=$(printf '%s\n' "${mirror:-http://deb.debian.org/debian}" | sed -E 's#^[a-z]+://([^/:]+).*#\1#')
 cache=${HOTSPOT_ROOTS:-/var/cache/hotspot-helper/roots}
 missing=()
-for r in "${releases[@]}"; do [ -f "$cache/$r/.hotspot-root" ] || missing+=("$r"); done
+for r in "${releases[@]}" trixie; do [ -f "$cache/$r/.hotspot-root" ] || missing+=("$r"); done
 if [ ${#missing[@]} -gt 0 ] && ! getent hosts "$host" >/dev/null; then
     echo "test-roots: no cached ${missing[*]} root in $cache and the mirror $host does not resolve; none made (the tests that run in one are skipped)"
     exit 0
