@@ -46,6 +46,8 @@ extension DesktopTests {
             // plasma-nm's kded module, then the agent (which sees Plasma on the session bus).
             try await session.startKDED()
             let agent = try session.startAgent()
+            // The agent follows the daemon from here on (a join before it listens is one it never sees).
+            try #require(await agent.waitForOutput(containing: "listening to hotspot-helperd"), "\(agent.output)")
 
             // A join held by the pre-up hook while City Free Wi-Fi signs in: NetworkManager's
             // check says PORTAL during the hold, FULL once the daemon signed in, then the
