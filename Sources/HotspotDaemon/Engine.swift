@@ -261,7 +261,7 @@ public actor Engine {
 
     /// NetworkManager's own connectivity check changed: the monitor follows it (ProbePolicy) and
     /// `ProbePolicy` is announced.
-    func networkManagerCheckChanged(_ check: ProbePolicy.NetworkManagerCheck?) async {
+    func networkManagerCheckChanged(_ check: NetworkManagerCheck?) async {
         guard let monitor, let next = await monitor.follow(networkManager: check) else { return }
         log.info("connectivity: NetworkManager's check changed; \(next.explanation)")
         announce(.manager([ManagerProperty.probePolicy]))

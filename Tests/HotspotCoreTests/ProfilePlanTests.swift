@@ -1,22 +1,39 @@
 // SPDX-License-Identifier: Apache-2.0
-import DBus
 import HotspotCore
-@testable import HotspotDaemon
-import NetworkManager
 import Testing
+
+/// A profile provisioning wants, as the plan sees it: a WPA-PSK passphrase is 8 to 63 characters.
+struct TestSpec: WantedProfile {
+    enum KeyManagement { case wpaPSK, sae }
+    var ssid: [UInt8]
+    var keyManagement: KeyManagement
+    var password: String
+    var helper: String
+    var hasValidPassword: Bool { (8...63).contains(password.count) }
+}
+
+/// A profile NetworkManager holds, at a numbered path.
+struct TestHeld: HeldWiFiProfile {
+    var path: Int
+    var uuid: String
+    var ssid: [UInt8]
+    var isProvisioned: Bool
+    var autoconnect = true
+}
 
 /// The pure provisioning policy: which profiles to add, rewrite and withdraw given the claims
 /// and what NetworkManager holds.
 struct ProfilePlanTests {
-    static func spec(_ ssid: String, _ password: String = "password-1", km: ProfileKeyManagement = .wpaPSK, helper: String = "h1") -> ProvisionedProfileSpec {
-        ProvisionedProfileSpec(ssid: Array(ssid.utf8), keyManagement: km, password: password, helper: helper)
+    typealias ProfilePlan = HotspotCore.ProfilePlan<TestSpec, TestHeld>
+
+    static func spec(_ ssid: String, _ password: String = "password-1", km: TestSpec.KeyManagement = .wpaPSK, helper: String = "h1") -> TestSpec {
+        TestSpec(ssid: Array(ssid.utf8), keyManagement: km, password: password, helper: helper)
     }
-    static func held(_ n: Int, _ ssid: String, marked: Bool = true, uuid: String? = nil) -> HeldProfile {
-        HeldProfile(path: try! ObjectPath("/org/freedesktop/NetworkManager/Settings/\(n)"), uuid: uuid ?? "uuid-\(n)", id: ssid,
-                    ssid: Array(ssid.utf8), isProvisioned: marked)
+    static func held(_ n: Int, _ ssid: String, marked: Bool = true, uuid: String? = nil) -> TestHeld {
+        TestHeld(path: n, uuid: uuid ?? "uuid-\(n)", ssid: Array(ssid.utf8), isProvisioned: marked)
     }
-    static func plan(wanted: [ProvisionedProfileSpec], held: [HeldProfile] = [], written: [String: ProvisionedProfileSpec] = [:],
-                     declined: Set<[UInt8]> = [], active: Set<ObjectPath> = [], adopting: Bool = false) -> ProfilePlan {
+    static func plan(wanted: [TestSpec], held: [TestHeld] = [], written: [String: TestSpec] = [:],
+                     declined: Set<[UInt8]> = [], active: Set<Int> = [], adopting: Bool = false) -> ProfilePlan {
         ProfilePlan(wanted: wanted, held: held, written: written, declined: declined, active: active, adopting: adopting)
     }
 
