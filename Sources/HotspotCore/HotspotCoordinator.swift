@@ -8,6 +8,8 @@
 public struct HotspotCoordinator: Sendable {
     private var context: CoreContext
     private var machines: [InterfaceID: InterfaceMachine] = [:]
+    /// What the core last published of each interface, and the rules that follow from it.
+    private var afterSignIn = AfterSignIn()
 
     /// Creates a coordinator with a configuration and the state loaded from the store.
     public init(configuration: HotspotConfiguration = HotspotConfiguration(), restoring state: PersistentState = PersistentState()) {
@@ -51,10 +53,14 @@ public struct HotspotCoordinator: Sendable {
         var effects: [HotspotEffect] = []
         switch event {
         case .connectivityGained(let interface, let network, let connection):
+            // The last network's reason stays until the next join, so a failure can be read after
+            // the disconnect.
+            effects.append(.setReason(interface, .none))
             withMachine(interface, creating: true) { machine, context in
                 machine.connectivityGained(network, connection: connection, now: now, context: &context, effects: &effects)
             }
         case .connectivityLost(let interface):
+            afterSignIn.left(interface)
             withMachine(interface, creating: false) { machine, context in
                 machine.connectivityLost(context: &context, effects: &effects)
             }
@@ -63,6 +69,7 @@ public struct HotspotCoordinator: Sendable {
                 machine.remove(context: &context, effects: &effects)
             }
             machines[interface] = nil
+            afterSignIn.removed(interface)
         case .helperRegistered(let registration):
             register(registration, now: now, effects: &effects)
         case .helperUnregistered(let helper), .helperLeft(let helper):
@@ -112,6 +119,15 @@ public struct HotspotCoordinator: Sendable {
             withMachine(interface, creating: false) { machine, context in
                 machine.connectivitySettled(now: now, context: &context, effects: &effects)
             }
+        case .connectivityChecked(let interface, let check):
+            let portalDetected = afterSignIn.portalEdge(interface, isPortal: check.portal)
+            withMachine(interface, creating: false) { machine, context in
+                if portalDetected { machine.portalDetected(now: now, context: &context, effects: &effects) }
+                if check.settled { machine.connectivitySettled(now: now, context: &context, effects: &effects) }
+                if let remaining = check.sessionRemaining {
+                    machine.sessionExpiryLearned(now + remaining, now: now, context: &context, effects: &effects)
+                }
+            }
         case .networkActionFailed(let interface, let action, let reason):
             guard machines[interface] != nil else { break }
             switch action {
@@ -121,6 +137,7 @@ public struct HotspotCoordinator: Sendable {
                 effects.append(.explain(interface, "NetworkManager did not switch autoconnect \(enabled ? "back on" : "off") for connection \(connection) (\(reason))"))
             }
         }
+        effects = afterSignIn.follow(effects)
         if context.persistentStateChanged {
             effects.append(.persist(context.persistent, beforeOtherEffects: context.autoconnectLedgerChanged))
             context.persistentStateChanged = false
@@ -185,6 +202,9 @@ public struct HotspotCoordinator: Sendable {
         guard route.helper == answer.helper else {
             effects.append(.answerIgnored(IgnoredAnswer(helper: answer.helper, token: answer.token, reason: .notAddressedToHelper)))
             return
+        }
+        if problem == nil, AfterSignIn.reasonGiving.contains(route.command) {
+            effects.append(.setReason(route.interface, InterfaceReason(helperSaid: answer.reason)))
         }
         withMachine(route.interface, creating: false) { machine, context in
             machine.answerReceived(answer, problem: problem, now: now, context: &context, effects: &effects)

@@ -176,6 +176,15 @@ public enum HotspotEffect: Hashable, Sendable {
     /// A request was refused.
     case requestDeclined(DeclinedRequest)
     /// Why the core did what it did to an interface (a sign-in repeated after a temporary failure,
-    /// or given up): published as `Reason`, with the chosen helper's own reason after it.
+    /// or given up), for the log; the ``setReason(_:_:)`` after it publishes it.
     case explain(InterfaceID, String)
+    /// Publish why the joined network is as it is (`Reason`): cleared by a new join, the chosen
+    /// helper's words with its answer to authenticate, maintain, present-ui or logoff, an
+    /// explanation with the helper's words after it. Only a change is emitted.
+    case setReason(InterfaceID, InterfaceReason)
+    /// The interface has just been signed in (entered authenticated): the daemon's connectivity
+    /// monitor checks again soon (learning a new session end), and, when `networkManager`,
+    /// NetworkManager is asked to check now rather than at its next interval (a chosen helper
+    /// signed in; not after a maintain that found the session alive, nor with no helper).
+    case recheckConnectivity(InterfaceID, networkManager: Bool)
 }

@@ -54,6 +54,9 @@ public struct HelperAnswer: Hashable, Sendable {
     public var confidence: Confidence?
     /// The claimed networks (filter-scan-list only).
     public var claims: [ScanClaim]
+    /// The helper's reason for its answer, escaped when it was decoded; published as the
+    /// interface's `Reason` for authenticate, maintain, present-ui and logoff.
+    public var reason: String?
 
     /// Creates an answer.
     public init(
@@ -61,13 +64,32 @@ public struct HelperAnswer: Hashable, Sendable {
         helper: HelperID,
         result: CommandResult,
         confidence: Confidence? = nil,
-        claims: [ScanClaim] = []
+        claims: [ScanClaim] = [],
+        reason: String? = nil
     ) {
         self.token = token
         self.helper = helper
         self.result = result
         self.confidence = confidence
         self.claims = claims
+        self.reason = reason
+    }
+}
+
+/// What one of the daemon's connectivity checks of a joined link found, as the core reads it.
+public struct LinkCheck: Hashable, Sendable {
+    /// The interface's published connectivity is "portal".
+    public var portal: Bool
+    /// The join has its verdict (``HotspotEvent/connectivitySettled(_:)``).
+    public var settled: Bool
+    /// How long the RFC 8908 session has left, when the API said.
+    public var sessionRemaining: Duration?
+
+    /// Creates a check's findings.
+    public init(portal: Bool, settled: Bool, sessionRemaining: Duration? = nil) {
+        self.portal = portal
+        self.settled = settled
+        self.sessionRemaining = sessionRemaining
     }
 }
 
@@ -131,6 +153,11 @@ public enum HotspotEvent: Hashable, Sendable {
     /// network no helper claimed waits in evaluating for it when `awaitsConnectivityVerdict`;
     /// now it is authenticated (with no helper). In any other state it changes nothing.
     case connectivitySettled(InterfaceID)
+    /// The daemon checked the joined link's connectivity. The core reads it as the events above:
+    /// ``portalDetected(_:)`` when the published connectivity turned to portal (the edge: not on
+    /// every check that says portal again), ``connectivitySettled(_:)`` when settled, and
+    /// ``sessionExpiryLearned(_:at:)`` at `now` + the session's remaining time, in that order.
+    case connectivityChecked(InterfaceID, LinkCheck)
     /// NetworkManager refused or failed an action the core asked for on the interface (its
     /// ``HotspotEffect/disconnect(_:)``, or an autoconnect change for its connection): the
     /// interface's reason says so, since what the user sees is not what the core decided (still

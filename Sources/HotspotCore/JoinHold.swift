@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-/// How a join held by NetworkManager's pre-up dispatcher script ended, as `SettleJoin` answers it.
-public enum JoinHoldOutcome: String, Sendable, CaseIterable {
+/// How a join held by NetworkManager's pre-up dispatcher script ended. `SettleJoin` answers it in
+/// the words of the published interface (HotspotProtocol's `JoinHoldOutcome.wireWord`).
+public enum JoinHoldOutcome: Sendable, Hashable, CaseIterable {
     /// A helper signed in, and NetworkManager re-checked its connectivity.
-    case signedIn = "signed-in"
+    case signedIn
     /// No helper claims the network: nothing to sign in to on the desktop's behalf.
-    case noHelper = "no-helper"
+    case noHelper
     /// The chosen helper needs the user (presenting-ui): the desktop's own portal flow takes over.
-    case needsUser = "needs-user"
+    case needsUser
     /// The sign-in failed (the daemon disconnects the network).
     case failed
     /// The network was left while the join was held.
     case left
     /// The bound (`[daemon] join-hold`) passed first.
-    case timedOut = "timed-out"
+    case timedOut
     /// Not a Wi-Fi interface the daemon follows, or not between its addresses and ACTIVATED.
-    case notJoining = "not-joining"
+    case notJoining
 
     /// The join-hold outcome table: how a held join settles once its interface is in `status`,
     /// or nil while it has not settled (the hold goes on).

@@ -131,7 +131,7 @@ final class BusPublisher: Service {
                         throw HotspotError(.notAuthorized, "SettleJoin is for NetworkManager's pre-up dispatcher script, which runs as root")
                     }
                     let name = call.body[0].string ?? ""
-                    return [.string(await engine.settleJoin(InterfaceID(name)).rawValue)]
+                    return [.string(await engine.settleJoin(InterfaceID(name)).wireWord)]
                 },
                 M.listRememberedSignIns: { [self] call in
                     try await authorizer.require(.readScanList, for: call)

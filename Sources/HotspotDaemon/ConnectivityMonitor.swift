@@ -19,7 +19,7 @@ import Synchronization
 actor ConnectivityMonitor {
     let settings: ConnectivitySettings
     private(set) var checker: ConnectivityChecker
-    private(set) var policy: ProbePolicy
+    private(set) var policy: ConnectivityProbePolicy
     let dnsLookup: @Sendable (String) async -> [String]
     let capportURL: @Sendable (SSID) -> String?
     let dhcpLease: @Sendable (String) async -> DHCPv4Lease?
@@ -77,7 +77,7 @@ actor ConnectivityMonitor {
     var slowAnswerCap: Duration { max(Self.networkManagerCheckTimeout, settings.probeTimeout) }
 
     /// `policy` defaults to the configured probes (or the built-in set), checked periodically.
-    init(settings: ConnectivitySettings, policy: ProbePolicy? = nil, dnsLookup: @escaping @Sendable (String) async -> [String],
+    init(settings: ConnectivitySettings, policy: ConnectivityProbePolicy? = nil, dnsLookup: @escaping @Sendable (String) async -> [String],
          capportURL: @escaping @Sendable (SSID) -> String?,
          dhcpLease: @escaping @Sendable (String) async -> DHCPv4Lease? = { _ in nil },
          routerAdvertisements: RouterAdvertisementWatch? = nil,
@@ -85,7 +85,7 @@ actor ConnectivityMonitor {
         self.reports = reports
         self.routerAdvertisements = routerAdvertisements
         self.settings = settings
-        let policy = policy ?? ProbePolicy.decide(configured: settings.probes, networkManager: nil)
+        let policy = policy ?? ConnectivityProbePolicy.decide(configured: settings.probes, networkManager: nil)
         self.policy = policy
         self.checker = Self.checker(settings, policy)
         self.dnsLookup = dnsLookup
@@ -94,7 +94,7 @@ actor ConnectivityMonitor {
         self.log = log
     }
 
-    private static func checker(_ settings: ConnectivitySettings, _ policy: ProbePolicy) -> ConnectivityChecker {
+    private static func checker(_ settings: ConnectivitySettings, _ policy: ConnectivityProbePolicy) -> ConnectivityChecker {
         // The connect and DNS bounds are the probe's own: a gateway that takes 8 s to accept is
         // an answer coming, not a failure at 3 s.
         var transfer = TransferOptions(timeout: settings.probeTimeout, connectTimeout: settings.probeTimeout)
@@ -105,8 +105,8 @@ actor ConnectivityMonitor {
     /// Follows NetworkManager's own connectivity-check setting: when the policy changes, new
     /// endpoints serve the next check and periodic checks start or stop on every joined link.
     /// Returns the new policy, or nil when it did not change.
-    func follow(networkManager check: ConnectivityCheckSettings?) -> ProbePolicy? {
-        let next = ProbePolicy.decide(configured: settings.probes, networkManager: check)
+    func follow(networkManager check: NetworkManagerCheck?) -> ConnectivityProbePolicy? {
+        let next = ConnectivityProbePolicy.decide(configured: settings.probes, networkManager: check)
         guard next != policy else { return nil }
         policy = next
         checker = Self.checker(settings, next)

@@ -196,7 +196,7 @@ public enum Daemon {
             }
             return nil
         }
-        let policy = ProbePolicy.decide(configured: settings.probes, networkManager: await client.connectivityCheckSettings())
+        let policy = ConnectivityProbePolicy.decide(configured: settings.probes, networkManager: await client.connectivityCheckSettings().map(NetworkManagerCheck.init))
         let routerAdvertisements: RouterAdvertisementWatch?
         do { routerAdvertisements = try RouterAdvertisementWatch() } catch {
             log.warning("RFC 8910: not listening for the captive-portal option of IPv6 Router Advertisements: \(error)")

@@ -55,7 +55,7 @@ extension Engine {
                 }
             }
         case .armTimer(let id, let at):
-            timers.arm(id, at: start + at.sinceEpoch)
+            timers.arm(id, at: at)
             wakeInTime()
         case .cancelTimer(let id):
             timers.cancel(id)  // a sleeper set for it wakes, finds nothing due and sleeps again
@@ -71,18 +71,17 @@ extension Engine {
             if old?.chosenHelperDisplayName != s.chosenHelperDisplayName { changed.append(InterfaceProperty.helper) }
             if !changed.isEmpty { announce(.interface(r, changed)) }
             if old?.state != s.state || old?.network != s.network { signInStateChanged(s.interface, to: s.state) }
-            // Signed in, or signed in again: NetworkManager checks again now. A maintain that
-            // found the session alive needs no new check, unless a held join waits for one
-            // (checkHolds asks for it).
-            if old?.state != s.state, s.state == .authenticated, s.chosenHelper != nil, old?.state != .maintaining {
-                recheckNetworkManager(s.interface)
-            }
-            checkHolds(s.interface)
-            if old?.state != s.state, s.state == .authenticated, let monitor {
-                // Signed in or maintained: look again soon (this also learns a new session end),
-                // after the announcement, queued above.
-                await monitor.recheckSoon(s.interface.rawValue)
-            }
+            // Asking for NetworkManager's re-check is left to the rule after a sign-in, which
+            // follows a state that calls for it (.recheckConnectivity).
+            checkHolds(s.interface, askingRecheck: false)
+        case .recheckConnectivity(let name, let networkManager):
+            if networkManager { recheckNetworkManager(name) }
+            // A maintain that found the session alive asks NetworkManager for nothing, unless a
+            // held join waits for a re-check.
+            checkHolds(name)
+            // Signed in or maintained: look again soon (this also learns a new session end),
+            // after the announcement, queued above.
+            await monitor?.recheckSoon(name.rawValue)
         case .publishScanList(let name, let list):
             guard let r = interfaces[name] else { return }
             interfaces[name]?.scanList = list
@@ -103,10 +102,9 @@ extension Engine {
         case .requestDeclined:
             break // returned to the caller through handle()
         case .explain(let name, let text):
-            // The chosen helper's reason for its answer was published just before; it stays, after
-            // the core's (``InterfaceReason/explaining(_:)``).
-            log.info("\(name): \(text)")
-            setReason(name, (interfaces[name]?.reason ?? .none).explaining(text))
+            log.info("\(name): \(text)")  // published by the .setReason after it
+        case .setReason(let name, let reason):
+            setReason(name, reason)
         }
     }
 
@@ -124,8 +122,9 @@ extension Engine {
         sleeperTarget = earliest
         // Outlives its caller: the one sleeper until the earliest timer, owned (`sleeper`) and
         // cancelled when an earlier timer replaces it; the core's timers are not structured work.
+        let wake = start + earliest.sinceEpoch
         sleeper = Task { [weak self] in
-            try? await Task.sleep(until: earliest, clock: .continuous)
+            try? await Task.sleep(until: wake, clock: .continuous)
             guard !Task.isCancelled else { return }
             await self?.sleeperWoke(target: earliest)
         }
@@ -133,11 +132,11 @@ extension Engine {
 
     /// Fires the timers due, earliest first, then sleeps until the next. A sleeper replaced while
     /// it was on its way here (its target is no longer the one set) does nothing.
-    func sleeperWoke(target: ContinuousClock.Instant) async {
+    func sleeperWoke(target: Instant) async {
         guard sleeperTarget == target else { return }
         sleeper = nil
         sleeperTarget = nil
-        for id in timers.takeDue(now: .now) { await handle(.timerFired(id)) }
+        for id in timers.takeDue(now: now) { await handle(.timerFired(id)) }
         wakeInTime()
     }
 
@@ -184,10 +183,9 @@ extension Engine {
         // announced first (the join's last hop).
         case .answered(let response):
             log.info("\(request.interface): \(request.command.rawValue) → \(request.helper): \(response.result.rawValue)\(response.confidence.map { " (\($0.rawValue))" } ?? "") in \(Int(secs * 1000)) ms\(response.reason.map { ": \($0)" } ?? "")")
-            // The commands only the chosen helper gets say why the joined network is as it is.
-            if [.authenticate, .maintain, .presentUI, .logoff].contains(request.command) { setReason(request.interface, InterfaceReason(helperSaid: response.reason)) }
+            // The core publishes the words of the commands only the chosen helper gets (`Reason`).
             await handle(.helperAnswered(HelperAnswer(token: request.token, helper: request.helper, result: response.result,
-                                                      confidence: response.confidence, claims: response.claims)))
+                                                      confidence: response.confidence, claims: response.claims, reason: response.reason)))
             await completed(request, .answered(response.result), seconds: secs)
             // As the core counts them: the claims of a successful answer, none otherwise.
             if request.command == .filterScanList, let provisioner, let helper = core.helpers.first(where: { $0.identifier == request.helper }) {

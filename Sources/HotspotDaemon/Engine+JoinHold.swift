@@ -1,22 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import HotspotCore
-
-/// A `SettleJoin` call's request that NetworkManager's client report the join early, until
-/// its answer reaches the engine in order with NetworkManager's other events.
-///
-/// The answer must come that way: the dispatcher runs right after NetworkManager announced the
-/// activation (often right after a leave, when it switches networks), and the engine may not
-/// have heard those events yet. Asked directly, the client could answer about the join before
-/// (still activated: nothing new reported, the hold runs to its bound), and a hold registered
-/// before the engine heard the leave would settle on the last link's state.
-enum EarlyReport {
-    /// Asked; the call has not started waiting yet.
-    case requested
-    /// The call waits for the answer: nil to hold the join, or how the call ends.
-    case waiting(CheckedContinuation<JoinHoldOutcome?, Never>)
-    /// Answered before the call started waiting.
-    case answered(JoinHoldOutcome?)
-}
+import HotspotProtocol
 
 /// Signing in before the desktop sees the connection.
 ///
@@ -29,28 +13,29 @@ enum EarlyReport {
 /// re-checking connectivity, so the connection is announced already online. Anything the daemon
 /// cannot settle alone (the user is needed, no helper, a failure) is released at once, and
 /// everything else at the bound: the join is never held longer.
+///
+/// What is decided is the core's ``JoinHoldBook`` (the calls, their bound, the early reports, the
+/// links NetworkManager re-checked); the engine tells it what happens, keeps each waiting call's
+/// continuation (`holdWaiters`) and carries out its ``JoinHoldBook/Answer``.
 extension Engine {
     func settleJoin(_ name: InterfaceID) async -> JoinHoldOutcome {
         guard interfaces[name] != nil, let network else { return .notJoining }
         let started = ContinuousClock.now
-        nextHold += 1
-        let id = nextHold
-        let bound = joinHold
+        let id = joinHolds.begin(on: name, at: now)
+        let bound = joinHolds.bound
+        let deadline = start + (joinHolds.deadline(of: id) ?? now + bound).sinceEpoch
         // The bound is a child of this call: it ends (cancelled) as soon as the hold is answered.
         let outcome = await withTaskGroup(of: Void.self) { group in
             group.addTask { [weak self] in
-                try? await Task.sleep(for: bound)
+                try? await Task.sleep(until: deadline, clock: .continuous)
                 guard !Task.isCancelled else { return }
-                await self?.releaseHold(name, id: id, .timedOut)
+                await self?.joinHoldBoundsPassed()
             }
-            let outcome: JoinHoldOutcome
-            if let early = await joinReported(name, id: id, network: network) {
-                outcome = early
-            } else {
-                outcome = await withCheckedContinuation { (c: CheckedContinuation<JoinHoldOutcome, Never>) in
-                    holds[name, default: [:]][id] = c
-                    checkHolds(name)
-                }
+            // The answer comes in order with NetworkManager's other events (joinReportedEarly).
+            if await !network.reportJoinEarly(interface: name, token: id) { carryOut(joinHolds.reportUnavailable(id)) }
+            let outcome = await withCheckedContinuation { (c: CheckedContinuation<JoinHoldOutcome, Never>) in
+                holdWaiters[id] = c
+                carryOut(joinHolds.waiting(id))
             }
             group.cancelAll()
             return outcome
@@ -64,78 +49,50 @@ extension Engine {
         case .notJoining:
             log.info("\(name): NetworkManager's pre-up hook asked, but the device is not being activated; nothing to hold")
         default:
-            log.info("\(name): released the join NetworkManager held for the daemon after \(elapsed) ms: \(outcome.rawValue)")
+            log.info("\(name): released the join NetworkManager held for the daemon after \(elapsed) ms: \(outcome.wireWord)")
         }
         return outcome
-    }
-
-    /// Has NetworkManager's client report the join on `name` and waits for the answer to come
-    /// through NetworkManager's events (``EarlyReport``): nil when the join is reported and the
-    /// engine has heard it, else how the call ends (not joining, or the bound passed first).
-    private func joinReported(_ name: InterfaceID, id: UInt64, network: any NetworkControl) async -> JoinHoldOutcome? {
-        earlyReports[id] = .requested
-        guard await network.reportJoinEarly(interface: name, token: id) else {
-            earlyReports[id] = nil
-            return .notJoining
-        }
-        return await withCheckedContinuation { (c: CheckedContinuation<JoinHoldOutcome?, Never>) in
-            if case .answered(let outcome)? = earlyReports.removeValue(forKey: id) {
-                c.resume(returning: outcome)
-            } else {
-                earlyReports[id] = .waiting(c)
-            }
-        }
     }
 
     /// NetworkManager's client answered the request `token` to report a join early; every event
     /// before the answer has reached the engine.
     func joinReportedEarly(token: UInt64, reported: Bool) {
-        answerEarlyReport(token, reported ? nil : .notJoining)
+        guard let name = joinHolds.interface(of: token) else { return }
+        carryOut(joinHolds.reportArrived(token, reported: reported, status: interfaces[name]?.status, link: link(name)))
     }
 
-    /// Answers the call `id` while it waits for its report: with the client's answer, or the
-    /// bound's (`overriding`), which wins over an answer the call has not read yet.
-    private func answerEarlyReport(_ id: UInt64, _ outcome: JoinHoldOutcome?, overriding: Bool = false) {
-        switch earlyReports[id] {
-        case .waiting(let c)?:
-            earlyReports[id] = nil
-            c.resume(returning: outcome)
-        case .requested?: earlyReports[id] = .answered(outcome)
-        case .answered?: if overriding { earlyReports[id] = .answered(outcome) }
-        case nil: break
-        }
+    /// Answers the holds on `name` whose join has settled, or (`askingRecheck`) asks
+    /// NetworkManager for the re-check a held sign-in waits for.
+    func checkHolds(_ name: InterfaceID, askingRecheck: Bool = true) {
+        carryOut(joinHolds.check(name, status: interfaces[name]?.status, link: link(name), askingRecheck: askingRecheck))
     }
 
-    /// Answers the holds on `name` whose join has settled (``JoinHoldOutcome/settled(by:networkManagerRechecked:)``).
-    func checkHolds(_ name: InterfaceID) {
-        guard holds[name]?.isEmpty == false, let link = link(name) else { return }
-        let status = interfaces[name]?.status
-        let rechecked = network == nil || networkManagerRechecked[name] == link
-        if let outcome = JoinHoldOutcome.settled(by: status, networkManagerRechecked: rechecked) {
-            releaseHolds(name, outcome)
-        } else if JoinHoldOutcome.needsRecheck(by: status, rechecked: rechecked, asked: networkManagerRecheckAsked[name] == link) {
-            recheckNetworkManager(name)
-        }
+    /// The join on `name` was left: its holds end.
+    func releaseHolds(left name: InterfaceID) {
+        carryOut(joinHolds.left(name))
     }
 
-    func releaseHolds(_ name: InterfaceID, _ outcome: JoinHoldOutcome) {
-        for (_, c) in holds.removeValue(forKey: name) ?? [:] { c.resume(returning: outcome) }
+    /// A call's bound passed: it ends, and any other whose bound has passed with it.
+    func joinHoldBoundsPassed() {
+        carryOut(joinHolds.due(at: now))
     }
 
-    /// Ends the call `id` (the bound passed), whether it waits for the report or for the join.
-    func releaseHold(_ name: InterfaceID, id: UInt64, _ outcome: JoinHoldOutcome) {
-        if earlyReports[id] != nil {
-            answerEarlyReport(id, outcome, overriding: true)
-        } else {
-            holds[name]?.removeValue(forKey: id)?.resume(returning: outcome)
-        }
+    /// Resumes the calls the book ended and asks NetworkManager for the re-check it wants.
+    func carryOut(_ answer: JoinHoldBook.Answer) {
+        for release in answer.resume { holdWaiters.removeValue(forKey: release.call)?.resume(returning: release.outcome) }
+        if let recheck = answer.recheck { recheckNetworkManager(recheck.interface, link: recheck.link) }
     }
 
     /// A helper signed in (or signed in again): NetworkManager is asked to check connectivity now
     /// rather than at its next interval, so the desktop hears "full" within a second.
     func recheckNetworkManager(_ name: InterfaceID) {
-        guard let network, let link = link(name) else { return }
-        networkManagerRecheckAsked[name] = link
+        guard network != nil, let link = link(name) else { return }
+        joinHolds.recheckAsked(name, link: link)
+        recheckNetworkManager(name, link: link)
+    }
+
+    private func recheckNetworkManager(_ name: InterfaceID, link: UInt64) {
+        guard let network else { return }
         networkEffects.enqueue(lane: name.rawValue) { [weak self, log] in
             do {
                 let verdict = try await network.recheckConnectivity()
@@ -148,8 +105,6 @@ extension Engine {
     }
 
     func networkManagerRechecked(_ name: InterfaceID, link: UInt64) {
-        guard self.link(name) == link else { return }
-        networkManagerRechecked[name] = link
-        checkHolds(name)
+        carryOut(joinHolds.rechecked(name, link: link, status: interfaces[name]?.status, current: self.link(name)))
     }
 }

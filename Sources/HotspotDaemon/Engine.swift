@@ -58,7 +58,7 @@ public actor Engine {
     /// The core's armed timers, and the one task sleeping until the earliest (``TimerSchedule``).
     var timers = TimerSchedule()
     var sleeper: Task<Void, Never>?
-    var sleeperTarget: ContinuousClock.Instant?
+    var sleeperTarget: Instant?
     var inflight: [CommandToken: (task: Task<Void, Never>, started: ContinuousClock.Instant, request: CommandRequest)] = [:]
     /// Calls the core has given up on (deadline passed or cancelled) that are still waiting for
     /// their reply until the D-Bus timeout, so a late answer reaches the core as a stray answer:
@@ -76,18 +76,11 @@ public actor Engine {
     /// The number of the interface's current link, if it is joined.
     func link(_ name: InterfaceID) -> UInt64? { numbering.link(name) }
     var status = ManagerStatus.Value.determining
-    /// How long NetworkManager's pre-up hook may hold a join (``settleJoin(_:)``).
-    let joinHold: Duration
-    /// The `SettleJoin` calls waiting for NetworkManager's events to reach their request to
-    /// report the join early (``EarlyReport``), by number.
-    var earlyReports: [UInt64: EarlyReport] = [:]
-    /// The `SettleJoin` calls waiting for each interface's join to settle, by number.
-    var holds: [InterfaceID: [UInt64: CheckedContinuation<JoinHoldOutcome, Never>]] = [:]
-    var nextHold: UInt64 = 0
-    /// The link on which NetworkManager last re-checked connectivity after a sign-in.
-    var networkManagerRechecked: [InterfaceID: UInt64] = [:]
-    /// The link on which NetworkManager was last asked to re-check connectivity.
-    var networkManagerRecheckAsked: [InterfaceID: UInt64] = [:]
+    /// The join hold's book (``settleJoin(_:)``): the calls, their bound (`[daemon] join-hold`),
+    /// their early reports, the links NetworkManager re-checked.
+    var joinHolds: JoinHoldBook
+    /// The `SettleJoin` calls waiting for their answer, by number: all the engine keeps of a hold.
+    var holdWaiters: [UInt64: CheckedContinuation<JoinHoldOutcome, Never>] = [:]
 
     /// Dependencies come in here, once: nothing is attached later and nothing points back.
     init(configuration: DaemonConfiguration, log: Logger, network: (any NetworkControl)?,
@@ -99,7 +92,7 @@ public actor Engine {
         self.monitor = monitor
         self.provisioner = provisioner
         self.announcements = announcements
-        self.joinHold = configuration.joinHold
+        self.joinHolds = JoinHoldBook(bound: configuration.joinHold, canRecheck: network != nil)
         let store = StateFile(directory: configuration.stateDirectory)
         self.stateWriter = StateWriter(store: store, log: log)
         let restored = store.restore()
@@ -167,7 +160,7 @@ public actor Engine {
     func interfaceVanished(_ name: InterfaceID) async {
         guard let record = interfaces.removeValue(forKey: name) else { return }
         numbering.left(name)
-        releaseHolds(name, .left)
+        releaseHolds(left: name)
         await monitor?.left(name.rawValue)
         await handle(.interfaceRemoved(name))
         announce(.interfaceRemoved(number: record.number))
@@ -189,7 +182,6 @@ public actor Engine {
     func joined(_ name: InterfaceID, network: Network, connection: ConnectionID) async {
         guard interfaces[name] != nil else { return }
         log.info("\(name) joined \(network.ssid.displayForm) (\(network.bssid)) through connection \(connection)")
-        setReason(name, .none)  // the last network's reason stays until the next join, so a failure can be read after the disconnect
         // The first check starts before the helpers are asked, so their verdict requests join it.
         let link = numbering.joined(name, ssid: network.ssid)
         await monitor?.joined(name.rawValue, ssid: network.ssid, link: link)
@@ -199,7 +191,7 @@ public actor Engine {
     func left(_ name: InterfaceID) async {
         guard interfaces[name] != nil else { return }
         numbering.left(name)  // before any suspension: reports of this link are stale from here on
-        releaseHolds(name, .left)
+        releaseHolds(left: name)
         await monitor?.left(name.rawValue)
         await setConnectivity(name, connectivity: .unknown, portalURL: "", venueInfoURL: "", sessionExpires: 0)
         signIns?.forms.clear(name.rawValue)
@@ -208,8 +200,9 @@ public actor Engine {
     }
 
     /// The monitor checked a link: publish `Connectivity` (the hysteresis-smoothed state),
-    /// `PortalUrl` and `SessionExpires`, and tell the core when an RFC 8908 session ends. A check
-    /// of a link that has since been left (or left and joined again) is dropped.
+    /// `PortalUrl` and `SessionExpires`, and tell the core (a portal that showed itself, the
+    /// join's verdict, when an RFC 8908 session ends). A check of a link that has since been left
+    /// (or left and joined again) is dropped.
     func connectivityChecked(_ name: InterfaceID, link: UInt64, verdict: ProbeVerdict, published: ProbeVerdict.State, settled: Bool = true) async {
         guard interfaces[name] != nil, self.link(name) == link else { return }
         // "None" on a join still being checked is no verdict yet: it stays unknown (pending).
@@ -225,17 +218,11 @@ public actor Engine {
         if interfaces[name]?.connectivity != connectivity || interfaces[name]?.portalURL != portalURL {
             log.info("\(name): connectivity \(connectivity) (\(verdict.state.rawValue): \(UntrustedText.forLog("\(verdict.reason)")), \(verdict.successes)/\(verdict.total) probes)\(portalURL.isEmpty ? "" : ", portal \(UntrustedText.forLog(portalURL))")")
         }
-        let wasPortal = interfaces[name]?.connectivity == .portal
         await setConnectivity(name, connectivity: connectivity, portalURL: portalURL, venueInfoURL: venueInfoURL,
                               sessionExpires: expires)
-        // A portal that showed itself after the join's evaluation: the core asks the helpers again
-        // when none signed in.
-        if connectivity == .portal, !wasPortal { await handle(.portalDetected(name)) }
-        if settled { await handle(.connectivitySettled(name)) }
-        if let remaining {
-            log.debug("\(name): the RFC 8908 session ends in \(remaining) s")
-            await handle(.sessionExpiryLearned(name, at: now + .seconds(remaining)))
-        }
+        if let remaining { log.debug("\(name): the RFC 8908 session ends in \(remaining) s") }
+        await handle(.connectivityChecked(name, LinkCheck(portal: connectivity == .portal, settled: settled,
+                                                          sessionRemaining: remaining.map { .seconds($0) })))
         await recomputeStatus()
     }
 
@@ -274,7 +261,7 @@ public actor Engine {
 
     /// NetworkManager's own connectivity check changed: the monitor follows it (ProbePolicy) and
     /// `ProbePolicy` is announced.
-    func networkManagerCheckChanged(_ check: ProbePolicy.NetworkManagerCheck?) async {
+    func networkManagerCheckChanged(_ check: NetworkManagerCheck?) async {
         guard let monitor, let next = await monitor.follow(networkManager: check) else { return }
         log.info("connectivity: NetworkManager's check changed; \(next.explanation)")
         announce(.manager([ManagerProperty.probePolicy]))
@@ -291,7 +278,7 @@ public actor Engine {
 
     func recomputeStatus() async {
         let interfaces = self.interfaces
-        let value = ManagerStatus.compute(primary: primary) { interfaces[$0]?.connectivity }
+        let value = ManagerStatus.compute(primary: primary) { interfaces[$0].map { ManagerStatus.Connectivity($0.connectivity) } }
         guard value != status else { return }
         status = value
         announce(.manager([ManagerProperty.status]))

@@ -114,7 +114,7 @@ final class NetworkManagerWatcher: Service {
         case .readFailed(let why):
             log.error("NetworkManager: \(why)")
         case .connectivityCheckChanged(let check):
-            await engine.networkManagerCheckChanged(check)
+            await engine.networkManagerCheckChanged(check.map(NetworkManagerCheck.init))
         case .overloaded(let dropped):
             log.warning("NetworkManager: signals came faster than they could be handled (\(dropped) dropped); re-reading its state")
         case .joinReportedEarly(_, let token, let reported):

@@ -182,7 +182,7 @@ actor ProfileProvisioner {
         recheck?.cancel()
         guard available, let held = try? await client.wifiProfiles() else { return }
         let active = (try? await client.activeProfiles()) ?? []
-        await carryOut(ProfilePlan.withdrawAll(held: held, active: active))
+        await carryOut(NetworkManagerProfilePlan.withdrawAll(held: held, active: active))
     }
 
     // MARK: - Reconciliation
@@ -295,10 +295,10 @@ actor ProfileProvisioner {
                 log.warning("provisioning: helper \(UntrustedText.forLog(helper)) supplies passwords for \(ssids.count) more networks than the \(maximumPerSource) profiles one helper may have; not provisioning \(names) (a beacon flood can show many networks matching one profile; the secret agent still answers for them when NetworkManager asks)")
             }
         }
-        var notWanted: [[UInt8]: ProfilePlan.Reason] = [:]
+        var notWanted: [[UInt8]: ProfileWithdrawal] = [:]
         for ssid in claims.passwords().keys.map(\.bytes) { notWanted[ssid] = over.contains(ssid) ? .overBound : .unseen }
         for spec in wanted { notWanted[spec.ssid] = nil }
-        let plan = ProfilePlan(wanted: wanted, held: held, written: written, declined: declined, active: active, adopting: adopting,
+        let plan = NetworkManagerProfilePlan(wanted: wanted, held: held, written: written, declined: declined, active: active, adopting: adopting,
                                fresh: fresh, notWanted: notWanted)
         fresh = []
         for ssid in plan.newlyDeclined.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
@@ -323,7 +323,7 @@ actor ProfileProvisioner {
         requestReconcile()
     }
 
-    private func carryOut(_ actions: [ProfilePlan.Action]) async {
+    private func carryOut(_ actions: [NetworkManagerProfilePlan.Action]) async {
         for action in actions {
             switch action {
             case .add(let spec):

@@ -63,9 +63,9 @@ struct WISPrProbeFollowsThePolicyTests {
         let monitor = ConnectivityMonitor(settings: settings, dnsLookup: { _ in [] }, capportURL: { _ in nil })
         let environment = DaemonPortalEnvironment(monitor: monitor, settings: settings)
         #expect(await environment.wisprProbeURL == ConnectivityProbe.defaultSet.first { !$0.isHTTPS }?.url)
-        _ = await monitor.follow(networkManager: ProbePolicy.NetworkManagerCheck(enabled: true, uri: "http://nm-check.example/check"))
+        _ = await monitor.follow(networkManager: NetworkManagerCheck(enabled: true, uri: "http://nm-check.example/check"))
         #expect(await environment.wisprProbeURL == "http://nm-check.example/check")
-        _ = await monitor.follow(networkManager: ProbePolicy.NetworkManagerCheck(enabled: false, uri: "https://nm-check.example/secure"))
+        _ = await monitor.follow(networkManager: NetworkManagerCheck(enabled: false, uri: "https://nm-check.example/secure"))
         #expect(await environment.wisprProbeURL == "https://nm-check.example/secure", "no http probe: the policy's own, not a third party's")
     }
 }

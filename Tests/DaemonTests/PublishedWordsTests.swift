@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 import HotspotCore
+@testable import HotspotDaemon
 import HotspotProtocol
 import Testing
 
 /// The words the daemon publishes for the core's typed values, made beside the published
-/// interface: `Reason`'s text (``InterfaceReason/wireText``, the explanation mark, its bounds) and
-/// `CommandCompleted`'s result (``CommandCompletion/wireName``).
+/// interface (what scripts, the Shell extension and hotspotctl read): `Reason`'s text
+/// (``InterfaceReason/wireText``, the explanation mark, its bounds), `CommandCompleted`'s result
+/// (``CommandCompletion/wireName``), `Status`, and SettleJoin's answers.
 @Suite struct PublishedWordsTests {
     @Test func anExplanationStartsWithTheMarkAndKeepsTheHelpersLastReasonAfterIt() {
         let said = InterfaceReason(helperSaid: "the portal wants a room number")
@@ -43,5 +45,19 @@ import Testing
         #expect(CommandCompletion.timedOut.wireName == "timed-out")
         #expect(CommandCompletion.helperLeft.wireName == "helper-left")
         #expect(CommandCompletion.answered(.uiRequired).wireName == CommandResult.uiRequired.rawValue)
+    }
+
+    @Test func managerStatusHasItsWords() {
+        #expect(BusPublisher.wire(ManagerStatus.Value.determining) == "determining")
+        #expect(BusPublisher.wire(ManagerStatus.Value.notConnected) == "not-connected")
+        #expect(BusPublisher.wire(ManagerStatus.Value.connected) == "connected")
+        #expect(BusPublisher.wire(ManagerStatus.Value.connectedVia(.wifi, internet: true)) == "connected-via-wifi")
+        #expect(BusPublisher.wire(ManagerStatus.Value.connectedVia(.ethernet, internet: false)) == "connected-via-ethernet-without-internet")
+        #expect(BusPublisher.wire(ManagerStatus.Value.connectedVia(.cellular, internet: true)) == "connected-via-cellular")
+    }
+
+    /// NetworkManager's pre-up dispatcher script and the journal read these.
+    @Test func settleJoinOutcomesKeepTheirWords() {
+        #expect(JoinHoldOutcome.allCases.map(\.wireWord) == ["signed-in", "no-helper", "needs-user", "failed", "left", "timed-out", "not-joining"])
     }
 }

@@ -48,15 +48,19 @@ struct Harness {
         return effects
     }
 
-    /// Moves the clock forward, firing every timer that falls due, earliest first.
-    mutating func advance(by duration: Duration) {
+    /// Moves the clock forward, firing every timer that falls due, earliest first; returns their
+    /// effects.
+    @discardableResult
+    mutating func advance(by duration: Duration) -> [HotspotEffect] {
         let target = now + duration
+        var effects: [HotspotEffect] = []
         while let (timer, at) = timers.filter({ $0.value <= target }).min(by: { ($0.value, $0.key.serial) < ($1.value, $1.key.serial) }) {
             now = at
             timers[timer] = nil
-            send(.timerFired(timer))
+            effects += send(.timerFired(timer))
         }
         now = target
+        return effects
     }
 
     mutating func register(_ id: HelperID, name: String? = nil, commands: Set<CommandType> = Set(CommandType.allCases)) {
@@ -74,14 +78,14 @@ struct Harness {
     @discardableResult
     mutating func answer(
         _ helper: HelperID, _ command: CommandType, _ result: CommandResult = .success,
-        confidence: Confidence? = nil, claims: [ScanClaim] = [], on interface: InterfaceID = "wlan0"
+        confidence: Confidence? = nil, claims: [ScanClaim] = [], reason: String? = nil, on interface: InterfaceID = "wlan0"
     ) -> [HotspotEffect] {
         guard let request = request(helper, command, on: interface) else {
             Issue.record("no pending \(command.rawValue) for \(helper) on \(interface); pending: \(pending.values)")
             return []
         }
         return send(.helperAnswered(HelperAnswer(
-            token: request.token, helper: helper, result: result, confidence: confidence, claims: claims)))
+            token: request.token, helper: helper, result: result, confidence: confidence, claims: claims, reason: reason)))
     }
 
     // MARK: Observing

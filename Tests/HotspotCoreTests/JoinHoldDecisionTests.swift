@@ -72,8 +72,4 @@ import Testing
     @Test func nothingJoinedHoldsNothing() {
         #expect(JoinHoldOutcome.settled(by: nil, networkManagerRechecked: true) == nil)
     }
-
-    @Test func theOutcomesKeepTheirWireWords() {
-        #expect(JoinHoldOutcome.allCases.map(\.rawValue) == ["signed-in", "no-helper", "needs-user", "failed", "left", "timed-out", "not-joining"])
-    }
 }

@@ -1,22 +1,39 @@
 // SPDX-License-Identifier: Apache-2.0
-import DBus
 import HotspotCore
-@testable import HotspotDaemon
-import NetworkManager
 import Testing
 
+/// A profile provisioning wants, as the plan sees it: a WPA-PSK passphrase is 8 to 63 characters.
+struct TestSpec: WantedProfile {
+    enum KeyManagement { case wpaPSK, sae }
+    var ssid: [UInt8]
+    var keyManagement: KeyManagement
+    var password: String
+    var helper: String
+    var hasValidPassword: Bool { (8...63).contains(password.count) }
+}
+
+/// A profile NetworkManager holds, at a numbered path.
+struct TestHeld: HeldWiFiProfile {
+    var path: Int
+    var uuid: String
+    var ssid: [UInt8]
+    var isProvisioned: Bool
+    var autoconnect = true
+}
+
 /// The pure provisioning policy: which profiles to add, rewrite and withdraw given the claims
-/// and what NetworkManager holds, and how claims are kept.
+/// and what NetworkManager holds.
 struct ProfilePlanTests {
-    static func spec(_ ssid: String, _ password: String = "password-1", km: ProfileKeyManagement = .wpaPSK, helper: String = "h1") -> ProvisionedProfileSpec {
-        ProvisionedProfileSpec(ssid: Array(ssid.utf8), keyManagement: km, password: password, helper: helper)
+    typealias ProfilePlan = HotspotCore.ProfilePlan<TestSpec, TestHeld>
+
+    static func spec(_ ssid: String, _ password: String = "password-1", km: TestSpec.KeyManagement = .wpaPSK, helper: String = "h1") -> TestSpec {
+        TestSpec(ssid: Array(ssid.utf8), keyManagement: km, password: password, helper: helper)
     }
-    static func held(_ n: Int, _ ssid: String, marked: Bool = true, uuid: String? = nil) -> HeldProfile {
-        HeldProfile(path: try! ObjectPath("/org/freedesktop/NetworkManager/Settings/\(n)"), uuid: uuid ?? "uuid-\(n)", id: ssid,
-                    ssid: Array(ssid.utf8), isProvisioned: marked)
+    static func held(_ n: Int, _ ssid: String, marked: Bool = true, uuid: String? = nil) -> TestHeld {
+        TestHeld(path: n, uuid: uuid ?? "uuid-\(n)", ssid: Array(ssid.utf8), isProvisioned: marked)
     }
-    static func plan(wanted: [ProvisionedProfileSpec], held: [HeldProfile] = [], written: [String: ProvisionedProfileSpec] = [:],
-                     declined: Set<[UInt8]> = [], active: Set<ObjectPath> = [], adopting: Bool = false) -> ProfilePlan {
+    static func plan(wanted: [TestSpec], held: [TestHeld] = [], written: [String: TestSpec] = [:],
+                     declined: Set<[UInt8]> = [], active: Set<Int> = [], adopting: Bool = false) -> ProfilePlan {
         ProfilePlan(wanted: wanted, held: held, written: written, declined: declined, active: active, adopting: adopting)
     }
 
@@ -94,48 +111,5 @@ struct ProfilePlanTests {
     @Test func shutdownWithdrawsWhatIsNotInUse() {
         let a = Self.held(1, "Cafe"), b = Self.held(2, "Bar"), user = Self.held(3, "Home", marked: false)
         #expect(ProfilePlan.withdrawAll(held: [a, b, user], active: [b.path]) == [.delete(a, .shutdown)])
-    }
-}
-
-struct PasswordClaimsTests {
-    static func helper(_ id: String, order: UInt64) -> RegisteredHelper {
-        RegisteredHelper(identifier: HelperID(id), displayName: id, commands: Set(CommandType.allCases), registrationOrder: order)
-    }
-    static let cafe = SSID("Cafe")
-    static let cafeList = [Network(ssid: cafe, securityClass: .personal)]
-
-    @Test func aClaimStandsUntilTheHelperIsAskedAboutTheNetworkAgainOrLeaves() {
-        var c = PasswordClaims()
-        let a = Self.helper("a", order: 1)
-        c.record(a, asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .low, password: Password("pass-a-1"))])
-        #expect(c.passwords()[Self.cafe]?.password == Password("pass-a-1"))
-        // Asked about other networks only (Cafe out of range, another interface): the claim stands.
-        c.record(a, asked: [Network(ssid: SSID("Elsewhere"))], claims: [])
-        c.record(a, asked: [], claims: [])
-        #expect(c.passwords()[Self.cafe]?.password == Password("pass-a-1"))
-        // Asked about Cafe and not claiming it (or confidence none): withdrawn.
-        c.record(a, asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .none, password: Password("x"))])
-        #expect(c.passwords().isEmpty, "confidence none is no claim")
-        c.record(a, asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .low, password: Password("pass-a-2"))])
-        #expect(c.passwords()[Self.cafe]?.password == Password("pass-a-2"), "a new answer replaces the old password")
-        c.remove(HelperID("a"))
-        #expect(c.passwords().isEmpty)
-    }
-
-    @Test func conflictsResolveAsTheScanListDoes() {
-        var c = PasswordClaims()
-        c.record(Self.helper("early", order: 1), asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .low, password: Password("early-pass"))])
-        c.record(Self.helper("late", order: 2), asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .low, password: Password("late-pass"))])
-        #expect(c.passwords()[Self.cafe]?.helper == HelperID("early"), "equal confidence: the earlier registration")
-        c.record(Self.helper("late", order: 2), asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .high, password: Password("late-pass"))])
-        #expect(c.passwords()[Self.cafe]?.password == Password("late-pass"), "higher confidence wins")
-        // A winner without a password means no password, as for the secret agent.
-        c.record(Self.helper("late", order: 2), asked: Self.cafeList, claims: [ScanClaim(ssid: Self.cafe, confidence: .high)])
-        #expect(c.passwords().isEmpty)
-        // A claim for one BSSID supplies the network's password.
-        c.remove(HelperID("late"))
-        c.record(Self.helper("early", order: 1), asked: Self.cafeList,
-                 claims: [ScanClaim(ssid: Self.cafe, bssid: "0a:00:00:00:00:01", confidence: .low, password: Password("bssid-pass"))])
-        #expect(c.passwords()[Self.cafe]?.password == Password("bssid-pass"))
     }
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-import HotspotCore
-
-/// Which password each network gets, from helpers' filter-scan-list answers, for provisioning.
+/// Which password each network gets, from helpers' filter-scan-list answers, for the daemon's
+/// provisioning of NetworkManager profiles.
 ///
 /// Holds every helper's latest claims per network. An answer replaces what the helper said about
 /// the networks it was asked about (the scan list in the command) and the networks it claims;
@@ -11,16 +10,18 @@ import HotspotCore
 /// when the helper, asked about the network again, no longer claims it (or answers anything but
 /// success, as the core counts it), or leaves. Conflicts are resolved exactly as the scan list and
 /// the secret agent resolve them (``ScanListAnnotator``: confidence, then the earlier registration).
-struct PasswordClaims: Sendable, Equatable {
+public struct PasswordClaims: Sendable, Equatable {
     private struct Entry: Sendable, Equatable {
         var helper: RegisteredHelper
         var bySSID: [SSID: [ScanClaim]] = [:]
     }
     private var helpers: [HelperID: Entry] = [:]
 
+    public init() {}
+
     /// Records a helper's answer to filter-scan-list: `asked` are the networks the command listed.
     /// Claims with confidence none count as no claim.
-    mutating func record(_ helper: RegisteredHelper, asked: [Network], claims: [ScanClaim]) {
+    public mutating func record(_ helper: RegisteredHelper, asked: [Network], claims: [ScanClaim]) {
         var entry = helpers[helper.identifier].flatMap { $0.helper == helper ? $0 : nil } ?? Entry(helper: helper)
         let kept = claims.filter { $0.confidence > .none }
         for ssid in Set(asked.map(\.ssid)).union(kept.map(\.ssid)) { entry.bySSID[ssid] = nil }
@@ -29,14 +30,14 @@ struct PasswordClaims: Sendable, Equatable {
     }
 
     /// Forgets a helper that unregistered or left the bus.
-    mutating func remove(_ helper: HelperID) {
+    public mutating func remove(_ helper: HelperID) {
         helpers[helper] = nil
     }
 
     /// The winning claim for every claimed SSID that carries a password. A claim for one BSSID
     /// supplies the password for the whole network, as it does for the secret agent: a profile
     /// is per SSID.
-    func passwords() -> [SSID: ScanAnnotation] {
+    public func passwords() -> [SSID: ScanAnnotation] {
         var perHelper: [(helper: RegisteredHelper, claims: [ScanClaim])] = []
         var ssids = Set<SSID>()
         for entry in helpers.values {

@@ -1,22 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
-import HotspotCore
-import NetworkManager
-
 /// The manager's `Status` property: one pure function of what NetworkManager says (its primary
 /// connection and global connectivity) and the daemon's own verdict for Wi-Fi links, which
-/// replaces NetworkManager's when the primary connection is Wi-Fi (it was
-/// computed in two places, the NetworkManager bridge and the engine).
-enum ManagerStatus {
+/// replaces NetworkManager's when the primary connection is Wi-Fi.
+public enum ManagerStatus {
+    /// A connectivity as NetworkManager orders it, for its primary connection and for the
+    /// daemon's published verdict of a Wi-Fi link alike.
+    public enum Connectivity: Sendable, Hashable {
+        case unknown, none, portal, limited, full
+    }
+
     /// NetworkManager's primary connection as the client reports it.
-    struct Primary: Sendable, Equatable {
-        var type: String?
+    public struct Primary: Sendable, Equatable {
+        /// Its NetworkManager connection type (`802-11-wireless`, `802-3-ethernet`, `gsm`, ...).
+        public var type: String?
         /// Its device's interface name, when that is a Wi-Fi interface.
-        var interface: InterfaceID?
-        var connectivity: Connectivity
+        public var interface: InterfaceID?
+        /// NetworkManager's connectivity.
+        public var connectivity: Connectivity
+
+        public init(type: String?, interface: InterfaceID?, connectivity: Connectivity) {
+            self.type = type
+            self.interface = interface
+            self.connectivity = connectivity
+        }
     }
 
     /// What the manager's `Status` says.
-    enum Value: Sendable, Equatable {
+    public enum Value: Sendable, Equatable {
         /// NetworkManager is away, or has not checked yet.
         case determining
         case notConnected
@@ -25,7 +35,7 @@ enum ManagerStatus {
         case connectedVia(Medium, internet: Bool)
     }
 
-    enum Medium: String, Sendable {
+    public enum Medium: String, Sendable {
         case wifi, ethernet, cellular
     }
 
@@ -33,7 +43,7 @@ enum ManagerStatus {
     ///   - primary: nil while NetworkManager is not on the bus or has not said yet.
     ///   - wifiConnectivity: the daemon's published connectivity of a Wi-Fi interface (nil when
     ///     the daemon does not follow it).
-    static func compute(primary: Primary?, wifiConnectivity: (InterfaceID) -> LinkConnectivity?) -> Value {
+    public static func compute(primary: Primary?, wifiConnectivity: (InterfaceID) -> Connectivity?) -> Value {
         guard let primary else { return .determining }
         if primary.type == wifiType, let name = primary.interface, let verdict = wifiConnectivity(name), verdict != .unknown {
             return .connectedVia(.wifi, internet: verdict == .full)
@@ -52,5 +62,6 @@ enum ManagerStatus {
         return .connectedVia(medium, internet: online)
     }
 
-    static let wifiType = "802-11-wireless"
+    /// NetworkManager's connection type for Wi-Fi.
+    public static let wifiType = "802-11-wireless"
 }

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-@testable import HotspotDaemon
 import HotspotCore
 import Testing
 
 /// The engine's timers: deadlines with one sleeper for the earliest.
 @Suite struct TimerScheduleTests {
-    let t0 = ContinuousClock.now
+    let t0 = Instant.epoch + .seconds(100)
     func timer(_ serial: UInt64, _ kind: TimerKind = .maintain) -> TimerID { TimerID(interface: InterfaceID("wlan0"), kind: kind, serial: serial) }
 
     @Test func dueTimersComeEarliestFirstAndOnlyOnce() {
