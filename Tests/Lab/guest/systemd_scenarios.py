@@ -14,6 +14,8 @@ import stat
 import subprocess
 import time
 
+import dbus
+
 import lab as lab_module
 from lab import BIN, HH, HH_PATH, Failed, Process, note, now, portal_events, portal_reset, run, wait
 from scenarios import NM_FULL, SIGNED_IN, sign_in
@@ -206,8 +208,9 @@ def sandboxed_signin(lab):
     # disconnected. It is restarted with the lab's configuration below.
     run("systemctl", "stop", UNIT, timeout=90)
     setup = os.path.join(os.environ["LAB_DIR"], "guest", "setup.sh")
+    # A safety net: under TCG at a load average of 20 the access points alone took 4 minutes.
     p = subprocess.run(["bash", "-c", f'. {setup} && lab_setup || {{ echo "$LAB_SETUP_ERROR"; exit 1; }}'], capture_output=True, text=True,
-                       timeout=400)
+                       timeout=900)
     with open(os.path.join(os.environ["LAB_OUT"], "setup.log"), "w") as f:
         f.write(p.stdout + p.stderr)
     if p.returncode != 0:
@@ -258,8 +261,14 @@ def remembered_signin(lab):
     deb = os.environ.get("LAB_DEB", "")
     if not os.path.isfile(deb):
         raise Failed(f"no .deb to upgrade with (LAB_DEB={deb!r})")
-    if lab.bus.daemon_interface() is None:
-        raise Failed("the installed daemon publishes no wlan0 (did sandboxed-signin bring the lab up?)")
+    try:
+        up = lab.bus.daemon_interface() is not None and active() == "active"
+    except dbus.DBusException as e:
+        up, why = False, e.get_dbus_message()
+    else:
+        why = "no wlan0 published"
+    if not up:
+        raise Failed(f"the installed daemon is not up with wlan0 ({why}): sandboxed-signin brings the radios, the AP side and the service up first")
     lab.leave()
     saved = os.path.join(STATE_DIR, "sign-ins", HOTEL.encode().hex() + ".json")
     if os.path.exists(saved):
