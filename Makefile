@@ -181,7 +181,8 @@ clean:
 # distribution, since a unit or a bus policy under /usr/local is read by none of them (systemd
 # excepted). Every installed file that names a path names the installed one: the files in
 # packaging/ and dbus/ name the default paths, and INSTALL_PATHS rewrites them as installed.
-VERSION ?= 0.2.0
+# The release: written once, in Sources/HotspotProtocol/ProductVersion.swift (the daemon publishes it as Version).
+VERSION ?= $(shell sed -n 's/^ *public static let current = "\([^"]*\)".*/\1/p' Sources/HotspotProtocol/ProductVersion.swift)
 PREFIX ?= /usr
 DESTDIR ?=
 SYSCONFDIR ?= /etc

@@ -155,7 +155,7 @@ let package = Package(
             "HotspotClient", "DBus", "HotspotProtocol", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: strict),
         .target(name: "HotspotDaemonCommand", dependencies: [
-            "HotspotDaemon", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "HotspotDaemon", "HotspotProtocol", "ProgramSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .executableTarget(name: "hotspotctl", dependencies: ["HotspotCtlCommand", "ProgramSupport"], swiftSettings: strict),

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VERSION=${VERSION:-0.2.0}
+VERSION=${VERSION:-$(sed -n 's/^ *public static let current = "\([^"]*\)".*/\1/p' Sources/HotspotProtocol/ProductVersion.swift)}
 DEB_DIR=${DEB_DIR:-debian-build}
 DEB_COMPRESS=${DEB_COMPRESS:-xz}
 BUILT_PRODUCTS=${BUILT_PRODUCTS:-.build-release/release}

@@ -219,6 +219,17 @@ public enum SignInFormReader {
         }
     }
 
+    /// `message` with what the user typed in text-like fields (text, e-mail, number, tel, password,
+    /// and any name the form does not describe) blanked as "…": a portal's refusal may repeat it
+    /// ("the code X is not valid"), and it is never published. Values of 3 characters or more only,
+    /// longest first; a checkbox's or a select's value is the page's own (a badge, "agreed"), so
+    /// the portal's words that happen to contain it stay as they are.
+    public static func blankingTyped(_ message: String, values: [String: String], fields: [SignInFormDescription.Field]) -> String {
+        let pageProvided = Set(fields.filter { $0.kind == "checkbox" || $0.kind == "select" }.map(\.name))
+        let typed = values.filter { !pageProvided.contains($0.key) && $0.value.count >= 3 }.map(\.value).sorted { $0.count > $1.count }
+        return typed.reduce(message) { m, v in m.replacing(v, with: "…").replacing(UntrustedText.forLog(v, limit: 4096), with: "…") }
+    }
+
     /// The portal's error text on a page (its first error notice), escaped and bounded; "" none.
     public static func message(in body: [UInt8]) -> String {
         bounded(HTMLFormReader.read(body).traits.message, messageLimit)
@@ -259,8 +270,7 @@ extension PortalSignIn {
                                                 interface: interface)
         // A portal's message may repeat what was typed ("the code X is not valid"): never published.
         guard case .rejected(let message) = result else { return result }
-        let typed = values.values.filter { $0.count >= 3 }.sorted { $0.count > $1.count }
-        return .rejected(typed.reduce(message) { m, v in m.replacing(v, with: "…").replacing(UntrustedText.forLog(v, limit: 4096), with: "…") })
+        return .rejected(SignInFormReader.blankingTyped(message, values: values, fields: expected.description.fields))
     }
 
     func userSignInUnredacted(expected: PendingSignIn, pageURL: String, values: [String: String], allowPlainHTTP: Bool,

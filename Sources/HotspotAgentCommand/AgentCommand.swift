@@ -3,6 +3,7 @@ import ArgumentParser
 import DBus
 import Glibc
 import HotspotClient
+import HotspotProtocol
 import ProgramSupport
 
 /// `hotspot-helper-agent`: the per-user session agent. Started by a systemd user unit or the XDG
@@ -23,7 +24,7 @@ public struct AgentCommand: AsyncParsableCommand {
         Exit status: 0 stopped by a signal, or another agent already runs in this session; \
         1 error; 2 usage error; 3 the system bus is unreachable.
         """,
-        version: "0.2.0")
+        version: ProductVersion.current)
 
     @Option(name: .long, help: "The command that opens a URL when GNOME's portal helper is not available.")
     var browser = "xdg-open"

@@ -36,7 +36,7 @@ struct SignInDialog: Sendable {
     }
 
     /// The interface's SignInForm (kind, portal-url); nil when it has none, or the daemon has no
-    /// such property (before contract 0.4). Read when the user clicks, not kept: the form may
+    /// such property (a daemon before 0.4). Read when the user clicks, not kept: the form may
     /// have changed since the notification.
     static func form(at path: ObjectPath, on system: Connection) async -> Form? {
         guard let reply = try? await system.call(destination: HotspotContract.busName, path: path, interface: "org.freedesktop.DBus.Properties",

@@ -4,6 +4,7 @@ import DBus
 import Glibc
 import HotspotClient
 import HotspotCore
+import HotspotProtocol
 import ProgramSupport
 
 /// `hotspotctl`: the command line of the Hotspot Helper, in the spirit of nmcli.
@@ -21,7 +22,7 @@ public struct HotspotCtl: AsyncParsableCommand {
         3 hotspot-helperd is not running (or the system bus is unreachable); 4 not authorized by polkit; \
         5 NetworkManager is not running (status, networks, check, logoff, present-ui).
         """,
-        version: "0.2.0",
+        version: ProductVersion.current,
         subcommands: [Status.self, Networks.self, Helpers.self, Monitor.self, Check.self, Logoff.self, PresentUI.self, Forget.self, SignInCommand.self, RememberedCommand.self],
         defaultSubcommand: Status.self)
 

@@ -27,7 +27,7 @@ final class BusPublisher: Service {
     /// every `connectivityCheckInterval`.
     let connectivityChecks = ConnectivityCheckGate<ConnectivityAnswer>(minimumInterval: BusPublisher.connectivityCheckInterval)
     static let connectivityCheckInterval: Duration = .seconds(10)
-    static let version = "0.2.0"
+    static let version = ProductVersion.current
 
     init(bus: Connection, engine: Engine, announcements: AsyncQueue<Announcement>, connector: HelperConnector,
          devicePath: @escaping @Sendable (InterfaceID) async -> ObjectPath?) {

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Glibc
 import HotspotDaemon
+import HotspotProtocol
 import Logging
 import ProgramSupport
 
@@ -47,7 +48,7 @@ public struct HotspotHelperDaemon: AsyncParsableCommand {
         Exit status: 0 stopped by SIGTERM or SIGINT, or --check-config found no error; 1 error \
         (the bus, NetworkManager's objects); 2 usage error; 78 the configuration has errors (EX_CONFIG).
         """,
-        version: "0.2.0")
+        version: ProductVersion.current)
 
     static let defaultConfig = "/etc/hotspot-helper/hotspot-helperd.conf"
 

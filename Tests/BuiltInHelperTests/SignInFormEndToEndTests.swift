@@ -137,6 +137,9 @@ extension DaemonEndToEnd {
                     #expect(options.dropFirst().first?.last == "Attendee")
                     let notAnOption = await Self.signInError(s, ["fullname": .string("Ada"), "email": .string("a@b.c"), "badge": .string("root")])
                     #expect(notAnOption?.name.hasSuffix("InvalidArgs") == true, "a value not among the options")
+                    // The refusal names the badge chosen: a select's value is the page's, not blanked as typed.
+                    let staff = try await Self.signIn(s, ["fullname": .string("Ada"), "email": .string("ada@example.org"), "badge": .string("staff")])
+                    #expect(staff.0 == "rejected" && staff.1 == "A staff badge needs your venue.example e-mail address.", "\(staff)")
                     let done = try await Self.signIn(s, ["fullname": .string("Ada"), "email": .string("a@b.c"), "badge": .string("speaker")])
                     #expect(done.0 == "signed-in", "\(done)")
                 }

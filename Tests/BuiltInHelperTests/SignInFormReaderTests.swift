@@ -90,3 +90,35 @@ struct SignInFormReaderTests {
         #expect(long.count <= SignInFormReader.messageLimit)
     }
 }
+
+extension SignInFormReaderTests {
+    /// A portal's refusal may repeat what was typed; it is blanked before anyone sees the message.
+    /// What the page itself offered (a checkbox's value, a select's options) is not the user's
+    /// and stays in the portal's words.
+    @Test func aRefusalBlanksWhatWasTypedNotWhatThePageOffered() {
+        let p = describe("""
+            <form method=post action="https://auth.example/go">
+            <label for=n>Name</label><input id=n name=name>
+            <label for=e>E-mail</label><input id=e type=email name=email>
+            <label for=r>Room</label><input id=r type=number name=room>
+            <label for=t>Phone</label><input id=t type=tel name=phone>
+            <label for=w>PIN</label><input id=w type=password name=pin>
+            <label for=b>Badge</label><select id=b name=badge><option value=staff>Staff</option><option value=guest>Guest</option></select>
+            <input type=checkbox name=terms value=agreed> I accept the terms
+            </form>
+            """)
+        #expect(p.description.fields.map(\.kind) == ["text", "email", "number", "tel", "password", "select", "checkbox"])
+        let values = ["name": "Ada Lovelace", "email": "ada@example.org", "room": "412", "phone": "5550100", "pin": "9731",
+                      "badge": "staff", "terms": "agreed"]
+        let said = "Ada Lovelace (ada@example.org, room 412, phone 5550100, PIN 9731): a staff badge needs the terms agreed."
+        #expect(SignInFormReader.blankingTyped(said, values: values, fields: p.description.fields)
+                == "… (…, room …, phone …, PIN …): a staff badge needs the terms agreed.")
+        // Two characters or fewer are left (they would blank ordinary words); a name the form does
+        // not describe is treated as typed.
+        #expect(SignInFormReader.blankingTyped("Room 12 is not yours; code XYZ-1 expired", values: ["room": "12", "code": "XYZ-1"],
+                                               fields: p.description.fields) == "Room 12 is not yours; code … expired")
+        // What is typed is blanked however the portal escaped it into its message.
+        #expect(SignInFormReader.blankingTyped("Unknown name Ada\\u{202E}x", values: ["name": "Ada\u{202E}x"], fields: p.description.fields)
+                == "Unknown name …")
+    }
+}

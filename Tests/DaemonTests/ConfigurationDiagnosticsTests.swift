@@ -5,6 +5,7 @@ import HotspotCore
 import Foundation
 import HotspotDaemon
 import Testing
+import HotspotProtocol
 
 /// What the daemon says about a configuration it cannot use: every problem of the file at once,
 /// in line order, as FILE:LINE with the key and the fix; an unknown group or key stops it (a typo
@@ -100,7 +101,7 @@ struct ConfigurationDiagnosticsTests {
         #expect(fine.stdout.contains("no errors"), "\(fine.stdout)")
 
         let version = try await ManagedProcess.run(daemon, ["--version"])
-        #expect(version.status == 0 && version.stdout == "0.2.0\n", "\(version.stdout)\(version.stderr)")
+        #expect(version.status == 0 && version.stdout == "\(ProductVersion.current)\n", "\(version.stdout)\(version.stderr)")
         let usage = try await ManagedProcess.run(daemon, ["--frobnicate"])
         #expect(usage.status == 2, "a usage error is 2, as for hotspotctl: \(usage.stderr)")
     }

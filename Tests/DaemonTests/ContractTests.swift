@@ -110,7 +110,7 @@ struct ContractTests {
         await #expect { try await f.manager("NoSuchMethod") } throws: { $0.dbusName == DBusErrorName.unknownMethod }
         // Non-UTF-8 SSID bytes are just bytes: forgetting one works.
         _ = try await f.manager("ForgetNetwork", [.bytes([0xFF, 0xFE, 0x00, 0x41])])
-        #expect(try await f.managerProperty("Version") == .string("0.2.0"))
+        #expect(try await f.managerProperty("Version") == .string(ProductVersion.current))
         #expect(f.daemon.process.isRunning)
     }
 
@@ -137,7 +137,7 @@ struct ContractTests {
             }
             try await group.waitForAll()
         }
-        #expect(try await f.managerProperty("Version") == .string("0.2.0"))
+        #expect(try await f.managerProperty("Version") == .string(ProductVersion.current))
         #expect(f.daemon.process.isRunning, "the daemon died:\n\(f.daemon.log.suffix(3000))")
     }
 

@@ -2,6 +2,7 @@
 import HotspotTesting
 import Foundation
 import Testing
+import HotspotProtocol
 
 extension DesktopTests {
     /// What every program shares: --version, usage errors as 2, and hotspotctl naming what is
@@ -10,7 +11,7 @@ extension DesktopTests {
         @Test(arguments: ["hotspot-helperd", "hotspotctl", "hotspot-helper-agent"])
         func everyProgramPrintsItsVersion(_ program: String) async throws {
             let r = try await ManagedProcess.run(TestKitPaths.product(program).path, ["--version"])
-            #expect(r.status == 0 && r.stdout == "0.2.0\n", "\(program): \(r.status) \(r.stdout)\(r.stderr)")
+            #expect(r.status == 0 && r.stdout == "\(ProductVersion.current)\n", "\(program): \(r.status) \(r.stdout)\(r.stderr)")
         }
 
         @Test func anUnknownCommandIsNamedWithTheListNotParsedAsStatusArguments() async throws {

@@ -22,7 +22,7 @@ extension DesktopTests {
             let table = try await d.ctl(["status"])
             #expect(table.status == 0, "\(table.stderr)")
             let lines = table.stdout.split(separator: "\n").map(String.init)
-            #expect(lines.first?.hasPrefix("hotspot-helperd 0.2.0:") == true, "\(table.stdout)")
+            #expect(lines.first?.hasPrefix("hotspot-helperd \(ProductVersion.current):") == true, "\(table.stdout)")
             #expect(lines.contains { $0.hasPrefix("INTERFACE") && $0.contains("STATE") && $0.contains("CONNECTIVITY") && $0.contains("EXPIRES") })
             let row = lines.first { $0.hasPrefix("wlan0") } ?? ""
             for cell in ["presenting-ui", "CityFree", "0A:00:00:00:00:01", "Lobby Portal"] { #expect(row.contains(cell), "\(row)") }
@@ -31,7 +31,7 @@ extension DesktopTests {
             #expect(try await d.ctl([]).stdout == table.stdout)
 
             let doc = try json(try await d.ctl(["status", "--json"]).stdout) as? [String: Any]
-            #expect(doc?["version"] as? String == "0.2.0")
+            #expect(doc?["version"] as? String == ProductVersion.current)
             let interfaces = doc?["interfaces"] as? [[String: Any]] ?? []
             #expect(interfaces.count == 1)
             #expect(interfaces.first?["name"] as? String == "wlan0")

@@ -2,6 +2,7 @@
 import HotspotTesting
 import Foundation
 import Testing
+import HotspotProtocol
 
 extension DesktopTests {
     /// `make install` with other directories than Debian's: every installed file that names one
@@ -132,7 +133,7 @@ extension DesktopTests {
             let activation = try String(contentsOfFile: root.path + "/usr/share/dbus-1/system-services/org.freedesktop.NetworkManager.HotspotHelper.service", encoding: .utf8)
             #expect(activation.contains("\nExec=\(daemon)\n"))
             let version = try await ManagedProcess.run(root.path + daemon, ["--version"])
-            #expect(version.status == 0 && version.stdout == "0.2.0\n", "\(version.stdout)\(version.stderr)")
+            #expect(version.status == 0 && version.stdout == "\(ProductVersion.current)\n", "\(version.stdout)\(version.stderr)")
 
             // The installed configuration is one the installed daemon accepts, and its profiles
             // directory is the installed one.
@@ -162,7 +163,7 @@ extension DesktopTests {
             let pkgdir = try InstallTests.temporaryDirectory("hotspot-pkgbuild")
             defer { try? FileManager.default.removeItem(at: pkgdir) }
             let pkgbuild = TestKitPaths.repositoryRoot.appendingPathComponent("packaging/arch/PKGBUILD").path
-            let r = try await ManagedProcess.run("/bin/bash", ["-euc", "source \"$1\"; [ \"$pkgname\" = hotspot-helper ] && [ \"$pkgver\" = 0.2.0 ]; package >/dev/null",
+            let r = try await ManagedProcess.run("/bin/bash", ["-euc", "source \"$1\"; [ \"$pkgname\" = hotspot-helper ] && [ \"$pkgver\" = \(ProductVersion.current) ]; package >/dev/null",
                                                               "makepkg", pkgbuild],
                                                  environment: ["pkgdir": pkgdir.path, "BUILT_PRODUCTS": TestKitPaths.productsDirectory.path,
                                                                "PATH": "/usr/bin:/bin"], timeout: .seconds(240))

@@ -2,6 +2,7 @@
 import HotspotTesting
 import Foundation
 import Testing
+import HotspotProtocol
 
 extension DesktopTests {
     /// `make install` into a temporary DESTDIR (with the binaries this test run built), the
@@ -94,7 +95,7 @@ extension DesktopTests {
             // The installed programs run (the one binary picks the program from its name), and
             // the completions name the command.
             let version = try await ManagedProcess.run(root.path + "/usr/bin/hotspotctl", ["--version"])
-            #expect(version.stdout == "0.2.0\n")
+            #expect(version.stdout == "\(ProductVersion.current)\n")
             let agentHelp = try await ManagedProcess.run(root.path + "/usr/bin/hotspot-helper-agent", ["--help"])
             #expect(agentHelp.stdout.contains("USAGE: hotspot-helper-agent"), "\(agentHelp.stdout)")
             let daemonHelp = try await ManagedProcess.run(root.path + "/usr/libexec/hotspot-helperd", ["--help"])
@@ -168,7 +169,7 @@ extension DesktopTests {
             let info = try await ManagedProcess.run("/usr/bin/dpkg-deb", ["--info", path])
             #expect(info.status == 0)
             #expect(info.stdout.contains("Package: hotspot-helper"))
-            #expect(info.stdout.contains("Version: 0.2.0"))
+            #expect(info.stdout.contains("Version: \(ProductVersion.current)"))
             let depends = info.stdout.split(separator: "\n").first { $0.hasPrefix(" Depends:") } ?? ""
             // libcurl and libxml2 as Debian 13 and testing name them, then as Debian 12 does, so one
             // package installs on all three (scripts/build-deb.sh).

@@ -2,6 +2,7 @@
 import HotspotTesting
 import Foundation
 import Testing
+import HotspotProtocol
 
 extension DesktopTests {
     /// The .rpm: packaging/rpm/hotspot-helper.spec built by rpmbuild from the tree (`make rpm`),
@@ -23,10 +24,10 @@ extension DesktopTests {
             let products = (ReleaseBuild.unstripped as NSString).deletingLastPathComponent
             let r = try await InstallTests.make("rpm", ["RPM_DIR": dir.path, "BUILT_PRODUCTS": products, "NO_RPMLINT": "1"])
             try #require(r.status == 0, "make rpm failed:\n\(r.stdout)\n\(r.stderr)")
-            let name = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasPrefix("hotspot-helper-0.2.0-1") && $0.hasSuffix(".rpm") })
+            let name = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasPrefix("hotspot-helper-\(ProductVersion.current)-1") && $0.hasSuffix(".rpm") })
             let package = dir.appendingPathComponent(name).path
 
-            #expect(try await Self.rpm(["-qp", "--queryformat", "%{NAME} %{VERSION} %{RELEASE} %{LICENSE}", package]) == "hotspot-helper 0.2.0 1 Apache-2.0")
+            #expect(try await Self.rpm(["-qp", "--queryformat", "%{NAME} %{VERSION} %{RELEASE} %{LICENSE}", package]) == "hotspot-helper \(ProductVersion.current) 1 Apache-2.0")
             // The files, with their modes and owners (printed: the review reads them).
             let listing = try await Self.rpm(["-qlvp", package])
             print("rpm -qlvp \(name):\n\(listing)")

@@ -115,7 +115,7 @@ extension DesktopTests {
             #expect(await daemon.waitForExit(timeout: .seconds(10)) == 0)
             let lines = (try String(contentsOf: log, encoding: .utf8)).split(separator: "\n")
             #expect(lines.contains { $0.hasPrefix("<4>") && $0.contains("allow-plain-http-login is no longer read") }, "\(lines)")
-            #expect(lines.contains { $0.hasPrefix("<6>hotspot-helperd 0.2.0 running") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("<6>hotspot-helperd \(ProductVersion.current) running") }, "\(lines)")
             #expect(lines.contains { $0.hasPrefix("<6>shutting down: SIGTERM") }, "\(lines)")
             #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(lines)")
         }

@@ -2,6 +2,7 @@
 import HotspotTesting
 import Foundation
 import Testing
+import HotspotProtocol
 
 extension DesktopTests {
     /// gnome-shell-extension-hotspot-helper_VERSION_all.deb as `make shell-extension-deb` (and so
@@ -34,7 +35,7 @@ extension DesktopTests {
         @Test func thePackageInstallsTheExtensionAndEnablesItByDefaultForAll() async throws {
             let (dir, deb) = try await Self.build()
             let info = try await ManagedProcess.run("/usr/bin/dpkg-deb", ["--field", deb, "Package", "Architecture", "Depends"])
-            #expect(info.stdout == "Package: gnome-shell-extension-hotspot-helper\nArchitecture: all\nDepends: gnome-shell (>= 43), hotspot-helper (>= 0.2.0)\n",
+            #expect(info.stdout == "Package: gnome-shell-extension-hotspot-helper\nArchitecture: all\nDepends: gnome-shell (>= 43), hotspot-helper (>= \(ProductVersion.current))\n",
                     "\(info.stdout)")
             let contents = try await ManagedProcess.run("/usr/bin/dpkg-deb", ["--contents", deb])
             var listed: [String: (mode: String, owner: String)] = [:]

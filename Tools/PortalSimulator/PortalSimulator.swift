@@ -11,7 +11,8 @@ import Synchronization
 /// Endpoints on every host: probe paths (anything not listed here) answer as the real endpoints do
 /// when the client is online; `/portal`, `/portal/accept`, `/portal/extend`, `/login`, `/wispr/login`,
 /// `/wispr/results`, `/wispr/logoff`, `/wispr/abort`, `/api/captive` (RFC 8908), and
-/// `/__sim/events` (JSON list of `SimulatorEvent`), `/__sim/reset` (forget sessions and events).
+/// `/__sim/events` (JSON list of `SimulatorEvent`), `/__sim/reset` (forget sessions and events),
+/// `/__sim/venue-change` (`VenueSwitch.change()` on the venue's switch, for a simulator run as a program).
 public final class PortalSimulator: Sendable {
     private struct State {
         var sessions: [String: Session] = [:]

@@ -18,6 +18,11 @@ extension PortalSimulator {
             reset()
             return HTTPResponse(statusCode: .noContent)
         }
+        // What a test in-process does with `VenueSwitch.change()`, for a simulator run as a program.
+        if r.path == "/__sim/venue-change" {
+            c.venueSwitch.change()
+            return HTTPResponse(statusCode: .noContent)
+        }
         if c.blackholeHosts.contains(r.host) {
             record(r, "blackhole")
             try? await Task.sleep(for: .seconds(3600))

@@ -21,7 +21,8 @@ public enum VenueForm: String, Sendable, Hashable, CaseIterable, Codable {
     /// address with an @ and the box ticked.
     case cafe
     /// Full name (the table cell before it), e-mail (the words before it) and a badge select
-    /// (`<label for>`): accepts any name, an address with an @ and a badge other than "".
+    /// (`<label for>`): accepts any name, an address with an @ and a badge other than ""; a staff
+    /// badge only with an address at venue.example (the refusal names the badge chosen).
     case conference
     /// The hotel's form, whose fields are named room_number / last_name after `VenueSwitch.change()`.
     case changingFields = "changing-fields"
@@ -81,13 +82,19 @@ extension PortalSimulator {
         }
         record(r, "probe-portal")
         // A venue's portal lives on a host of its own, whichever probe it intercepted.
-        return redirect("http://\(Self.venueHost):\(port(of: r))/venue")
+        return redirect("http://\(Self.venueHost)\(port(of: r))/venue")
     }
 
     /// The venue portal's own host.
     static let venueHost = "portal.venue.test"
 
-    func port(of r: Req) -> String { r.hostWithPort.split(separator: ":").last.map(String.init) ?? "80" }
+    /// The port the request named in its Host header, as ":PORT" for a URL; "" when it named none
+    /// (port 80, as every probe of a real network).
+    func port(of r: Req) -> String {
+        let parts = r.hostWithPort.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let port = UInt16(parts[1]) else { return "" }
+        return ":\(port)"
+    }
 
     /// Why the answer is wrong (the portal's words), or nil when it signs in.
     func venueCheck(_ f: [String: String], _ c: PortalSimulatorConfiguration) -> String? {
@@ -108,7 +115,9 @@ extension PortalSimulator {
             return f["terms"] == "agreed" ? nil : "Please accept the terms of use."
         case .conference:
             guard !(f["fullname"] ?? "").isEmpty, f["email"]?.contains("@") == true else { return "Please enter your name and e-mail address." }
-            return ["attendee", "speaker", "staff"].contains(f["badge"] ?? "") ? nil : "Please choose your badge."
+            guard ["attendee", "speaker", "staff"].contains(f["badge"] ?? "") else { return "Please choose your badge." }
+            return f["badge"] == "staff" && f["email"]?.hasSuffix("@venue.example") != true
+                ? "A \(f["badge"] ?? "") badge needs your venue.example e-mail address." : nil
         case .scripted, .manyFields:
             return "Please enable JavaScript."
         case .hostileLabels:
@@ -120,7 +129,7 @@ extension PortalSimulator {
         let c = configuration
         let token = venueVisits(r.client)
         let notice = error.map { "<p class=\"error\" role=\"alert\">\($0)</p>" } ?? ""
-        let other = "http://login.venue-other.test:\(port(of: r))/venue/login"
+        let other = "http://login.venue-other.test\(port(of: r))/venue/login"
         let action: String
         switch c.venue {
         case .voucher where c.httpsBase != nil: action = (c.httpsBase ?? "") + "/venue/login"  // behind TLS

@@ -13,10 +13,13 @@ struct HotspotPortalSim: AsyncParsableCommand {
         serve (the default) runs an HTTP server that answers any Host header as a captive portal in one of \
         these modes: open, click-through, form, wispr (1.0/2.0, credentials, optional 201 pending), capport \
         (RFC 8908 API at /api/captive with expiring sessions), evasive (some probe hosts answered as online), \
-        slow, broken (WISPr quirks) and hostile (huge-body, redirect-loop, slow-loris, malformed-xml, \
-        malformed-json). With --dns-listen it also answers every DNS A question with --dns-answer, so probe \
-        host names lead to it. What clients did is served as JSON at /__sim/events. It has no TLS: put a \
-        TLS terminator in front (tests use socat with a test CA) and pass --https-base.
+        slow, broken (WISPr quirks), hostile (huge-body, redirect-loop, slow-loris, malformed-xml, \
+        malformed-json), get-forms (openNDS-like) and venue (a form a person fills in; --venue picks which: \
+        \(VenueForm.allCases.map(\.rawValue).joined(separator: ", "))). With --dns-listen it also answers \
+        every DNS A question with --dns-answer, so probe host names lead to it. What clients did is served as JSON at /__sim/events; /__sim/reset forgets \
+        sessions and events; /__sim/venue-change changes a venue's form (changing-fields, moving-host; \
+        the hotel's guest moves to room 415). It has no TLS: put a TLS terminator in front (tests use socat \
+        with a test CA) and pass --https-base.
 
         probe runs one connectivity check (the Connectivity library) and prints the verdict as JSON. \
         benchmark measures portal detection with four probes where one never answers.
@@ -29,8 +32,10 @@ struct HotspotPortalSim: AsyncParsableCommand {
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the simulated hotspot (default).")
 
-    @Option(help: "Mode: \(PortalMode.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var mode: String = PortalMode.clickThrough.rawValue
+    @Option(help: "Mode: \(PortalMode.allCases.map(\.rawValue).joined(separator: ", ")) (default: click-through, or venue with --venue).")
+    var mode: String?
+    @Option(help: ArgumentHelp("venue: whose sign-in form: \(Self.venueHelp)", valueName: "name"))
+    var venue: String?
     @Option(help: "HTTP listen address host:port (IPv4; port 0 picks one).")
     var listen: String = "127.0.0.1:8080"
     @Option(help: "Also answer DNS on this host:port (UDP).")
@@ -70,7 +75,9 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         if benchmark { try await DetectionBenchmark.run(rounds: 5); return }
+        let mode = mode ?? (venue == nil ? PortalMode.clickThrough.rawValue : PortalMode.venue.rawValue)
         guard let m = PortalMode(rawValue: mode) else { throw ValidationError("unknown mode '\(mode)' (expected: \(PortalMode.allCases.map(\.rawValue).joined(separator: ", ")))") }
+        let form = try Self.venueForm(venue, mode: m)
         guard let h = HostileKind(rawValue: hostile) else { throw ValidationError("unknown hostile kind '\(hostile)'") }
         let (host, port) = try splitHostPort(listen)
         var config = PortalSimulatorConfiguration(mode: m, wisprVersion: wisprVersion, username: username, password: password,
@@ -84,6 +91,7 @@ struct Serve: AsyncParsableCommand {
         config.flapHang = .milliseconds(flapHangMs)
         config.splashPort = splashPort
         config.detailsForm = detailsForm
+        config.venue = form
         if let slowRouter {
             let parts = slowRouter.split(separator: "-").compactMap { Double($0) }
             guard let low = parts.first, let high = parts.last, parts.count <= 2, low >= 0, low <= high else {
@@ -93,7 +101,7 @@ struct Serve: AsyncParsableCommand {
         }
         let sim = PortalSimulator(configuration: config)
         let bound = try await sim.start(host: host, port: port)
-        emit("listening on http://\(host):\(bound) mode \(m.rawValue)")
+        emit("listening on http://\(host):\(bound) mode \(m.rawValue)" + (m == .venue ? " venue \(form.rawValue)" : ""))
         if let dnsListen {
             let (dh, dp) = try splitHostPort(dnsListen)
             let dns = try SimulatorDNS(host: dh, port: dp, answer: dnsAnswer ?? host)
@@ -154,6 +162,40 @@ struct Benchmark: AsyncParsableCommand {
     @Flag(help: "Print the figures as figure<TAB>value<TAB>unit<TAB>baseline<TAB>baseline-unit<TAB>ratio<TAB>goal lines; the rest on stderr.")
     var tsv = false
     func run() async throws { try await DetectionBenchmark.run(rounds: rounds, tsv: tsv) }
+}
+
+extension Serve {
+    /// Every venue with what its form asks, for --help.
+    static var venueHelp: String {
+        VenueForm.allCases.map { "\($0.rawValue) (\(venueSummary($0)))" }.joined(separator: "; ") + "."
+    }
+
+    static func venueSummary(_ v: VenueForm) -> String {
+        switch v {
+        case .hotel: "room number and surname: 412 / Martin, 415 after /__sim/venue-change"
+        case .voucher: "a voucher code: WIFI-2026"
+        case .cafe: "an e-mail address and a terms checkbox"
+        case .conference: "full name, e-mail and a badge select"
+        case .changingFields: "the hotel's form, its fields renamed after /__sim/venue-change"
+        case .otherHost: "the voucher form posting to login.venue-other.test"
+        case .movingHost: "the voucher form, posting to another host after /__sim/venue-change"
+        case .scripted: "a page that signs in only with scripts"
+        case .hostileLabels: "labels with markup and bidi overrides, a 1 MiB placeholder, a password over http"
+        case .manyFields: "10,000 fields"
+        }
+    }
+
+    /// The venue `name` names (the hotel when none is given); only with the venue mode.
+    static func venueForm(_ name: String?, mode: PortalMode) throws -> VenueForm {
+        guard let name else { return .hotel }
+        guard mode == .venue else {
+            throw ValidationError("--venue picks the form of --mode venue; leave out --mode \(mode.rawValue) or use --mode venue")
+        }
+        guard let form = VenueForm(rawValue: name) else {
+            throw ValidationError("unknown venue '\(name)' (expected one of: \(VenueForm.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return form
+    }
 }
 
 func splitHostPort(_ s: String) throws -> (String, UInt16) {

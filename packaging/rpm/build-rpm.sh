@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-VERSION=${VERSION:-0.2.0}
+VERSION=${VERSION:-$(sed -n 's/^ *public static let current = "\([^"]*\)".*/\1/p' Sources/HotspotProtocol/ProductVersion.swift)}
 RPM_DIR=${RPM_DIR:-rpm-build}
 BUILT_PRODUCTS=${BUILT_PRODUCTS:-.build-release/release}
 command -v rpmbuild >/dev/null || { echo "build-rpm: rpmbuild is missing (Debian: apt-get install rpm; Fedora: dnf install rpm-build)" >&2; exit 1; }

@@ -16,6 +16,8 @@
 #                   answers its first 6 requests 4 s late      br-slow 10.9.0.1
 #   wlan10 NdsNet   open, openNDS-like: 307 to :2050, two GET forms   br-nds 10.10.0.1
 #   wlan11 FlapNet  open, click-through that hangs every other 5 s     br-flap 10.11.0.1
+#   wlan12 SlowRouterNet open, openNDS on a slow router                  br-slowr 10.12.0.1
+#   wlan13 HotelNet open, a hotel's form (room number + surname, plain http)   br-hotel 10.13.0.1
 # Every name resolves to the bridge's own address (dnsmasq's catch-all), so every probe and
 # NetworkManager's own connectivity check reach that network's portal simulator.
 
@@ -34,20 +36,24 @@ slow wlan9 SlowNet br-slow 10.9.0 click-through open --refuse-seconds 3 --slow-f
 nds wlan10 NdsNet br-nds 10.10.0 get-forms open --splash-port 2050
 flap wlan11 FlapNet br-flap 10.11.0 click-through open --flap-seconds 5 --flap-hang-ms 8000
 slowr wlan12 SlowRouterNet br-slowr 10.12.0 click-through open --slow-router 6-10 --intercept-after 3
+hotel wlan13 HotelNet br-hotel 10.13.0 venue open --venue hotel
 "
 # SlowNet, NdsNet and FlapNet come up only for the portals group: every access point is one more
 # radio beaconing on the simulated medium, which other groups' joins under TCG need not share. In a
 # boot serving other groups first (lab.group=nm,portals) they start when the portals group does
 # (lab_portals_aps), after the other access points have stopped. The signin group (the sign-in
-# scenarios run on other releases' NetworkManager) starts only the networks it joins.
+# scenarios run on other releases' NetworkManager) starts only the networks it joins, and so does the
+# systemd group (CityFree for sandboxed-signin, HotelNet for remembered-signin: HotelNet comes up
+# in no other boot).
 LAB_PORTAL_APS=$(grep -E '^(slow|nds|flap|slowr) ' <<< "$LAB_APS")
 LAB_ALL_APS=$LAB_APS
 LAB_APS_LATER=""
 case ",$LAB_GROUP," in
     ,portals,) LAB_APS=$LAB_PORTAL_APS ;;
-    *,portals,*) LAB_APS=$(grep -v -E '^(slow|nds|flap|slowr) ' <<< "$LAB_APS"); LAB_APS_LATER=$LAB_PORTAL_APS ;;
+    *,portals,*) LAB_APS=$(grep -v -E '^(slow|nds|flap|slowr|hotel) ' <<< "$LAB_APS"); LAB_APS_LATER=$LAB_PORTAL_APS ;;
     ,signin,) LAB_APS=$(grep -E '^(city|office|fail|wispr|cap) ' <<< "$LAB_APS") ;;
-    *) LAB_APS=$(grep -v -E '^(slow|nds|flap|slowr) ' <<< "$LAB_APS") ;;
+    ,systemd,) LAB_APS=$(grep -E '^(city|hotel) ' <<< "$LAB_APS") ;;
+    *) LAB_APS=$(grep -v -E '^(slow|nds|flap|slowr|hotel) ' <<< "$LAB_APS") ;;
 esac
 # Radio N is wlanN (BSSID 02:00:00:00:0N:00, which the scenarios know): as many radios as the
 # highest-numbered interface the boot uses needs, radio 0 for the client; a radio no access point
