@@ -34,8 +34,6 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
     /// (`Connection.unownedExecutor`), in the order they came.
     private struct Queue {
         var jobs: [UnownedJob] = []
-        /// Work handed over with ``submit(_:)``: run before the jobs of the same turn.
-        var work: [@Sendable () -> Void] = []
         var sleeping = false
         var stopping = false
     }
@@ -102,17 +100,6 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
         if wake { signalWake() }
     }
 
-    /// Runs `work` on the thread, outside any task: how a caller on another thread has a message
-    /// sent without waiting for a task to be scheduled first (``Connection/callNow(destination:path:interface:member:body:timeout:)``).
-    func submit(_ work: @escaping @Sendable () -> Void) {
-        let wake = queue.withLock { q -> Bool in
-            q.work.append(work)
-            defer { q.sleeping = false }
-            return q.sleeping
-        }
-        if wake { signalWake() }
-    }
-
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
@@ -149,16 +136,14 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
             var ranAny = false
             var stopping = false
             while true {
-                let (work, jobs, stop) = queue.withLock { q -> ([@Sendable () -> Void], [UnownedJob], Bool) in
-                    let batch = (q.work, q.jobs)
-                    q.work.removeAll(keepingCapacity: true)
+                let (jobs, stop) = queue.withLock { q -> ([UnownedJob], Bool) in
+                    let batch = q.jobs
                     q.jobs.removeAll(keepingCapacity: true)
-                    return (batch.0, batch.1, q.stopping)
+                    return (batch, q.stopping)
                 }
                 stopping = stop
-                for w in work { w() }
                 run(jobs, on: me)
-                if jobs.isEmpty && work.isEmpty { break }
+                if jobs.isEmpty { break }
                 ranAny = true
                 if ContinuousClock.now >= budget { break }
             }
@@ -171,7 +156,7 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
             fds.append(contentsOf: plan.extra)
             // Sleep only when nothing is queued; enqueue() wakes us through the eventfd.
             let mayBlock = queue.withLock { q -> Bool in
-                if q.jobs.isEmpty && q.work.isEmpty && !q.stopping { q.sleeping = true; return true }
+                if q.jobs.isEmpty && !q.stopping { q.sleeping = true; return true }
                 return false
             }
             let rc = fds.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), mayBlock ? plan.timeout : 0) }
@@ -183,11 +168,10 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
             client?.ioReady(revents: rc > 0 ? fds[1].revents : 0, extra: rc > 0 && fds.count > 2 ? Array(fds[2...]) : [])
         }
         // Run what came meanwhile.
-        let (work, left) = queue.withLock { q -> ([@Sendable () -> Void], [UnownedJob]) in
-            defer { q.work = []; q.jobs = [] }
-            return (q.work, q.jobs)
+        let left = queue.withLock { q -> [UnownedJob] in
+            defer { q.jobs = [] }
+            return q.jobs
         }
-        for w in work { w() }
         run(left, on: me)
         threadID.store(0, ordering: .releasing)
     }

@@ -385,26 +385,14 @@ public actor Connection {
 
     /// Sends a method call at once when called on the connection's thread (code isolated to an
     /// actor that shares the connection's executor, `unownedExecutor`) and returns its reply to
-    /// await. Elsewhere the call is handed to the connection's thread, which sends it next,
-    /// whether or not the reply is awaited yet. Either way no task stands between the caller and
-    /// the message: a task made to await the reply must first be scheduled on a worker, behind
-    /// whatever the caller does next (the engine carrying out the rest of an event), and then
-    /// hop to the connection.
+    /// await. Elsewhere the call is sent when the reply is first awaited. Sending before a task is
+    /// made for the reply keeps the message ahead of the jobs already queued on the thread.
     public nonisolated func callNow(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
                                     body: [DBusValue] = [], timeout: Duration = .seconds(25)) -> PendingReply {
         let reply = PendingReply(connection: self, destination: destination, path: path, interface: interface, member: member,
                                  body: body, timeout: timeout)
-        startSoon(reply)
+        if isOnConnectionThread { assumeIsolated { $0.start(reply) } }
         return reply
-    }
-
-    /// Sends `reply`'s call now on the connection's thread, else next there (``callNow(destination:path:interface:member:body:timeout:)``).
-    private nonisolated func startSoon(_ reply: PendingReply) {
-        if isOnConnectionThread {
-            assumeIsolated { $0.start(reply) }
-        } else {
-            thread.submit { [weak self] in self?.assumeIsolated { $0.start(reply) } }
-        }
     }
 
     /// Like ``callNow(destination:path:interface:member:body:timeout:)``, over the peer link
@@ -414,7 +402,7 @@ public actor Connection {
                                     body: [DBusValue] = [], timeout: Duration = .seconds(25)) -> PendingReply {
         let reply = PendingReply(connection: self, destination: nil, path: path, interface: interface, member: member,
                                  body: body, timeout: timeout, link: link)
-        startSoon(reply)
+        if isOnConnectionThread { assumeIsolated { $0.start(reply) } }
         return reply
     }
 
