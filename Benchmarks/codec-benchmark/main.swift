@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // codec-benchmark: what a join's messages cost to build and read through the DBus layer, beside
 // libdbus's own share of the same work measured in the same run, and the hand-off between tasks
-// (AsyncQueue) beside AsyncStream (issue 13). Prints figures and ratios; asserts nothing.
+// (AsyncQueue) beside AsyncStream. Prints figures and ratios; asserts nothing.
 import BenchKit
 import CDBus
 @_spi(Fuzzing) import DBus

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// footprint-benchmark: what the package costs a machine (issue 12). The .deb and its installed
+// footprint-benchmark: what the package costs a machine. The .deb and its installed
 // size; the packaged daemon's resident memory idle and with 64 helpers registered; how often it
 // wakes while idle (no network joined); and the time from exec to owning its bus name. The daemon
 // measured is the stripped binary `make deb` staged (debian-build/root), on a private bus with

@@ -5,7 +5,7 @@ import DBus
 import Foundation
 import HotspotProtocol
 
-/// Hostile intake (issue 14 item 2): the daemon's memory and how fast it answers `Get` while an
+/// Hostile intake: the daemon's memory and how fast it answers `Get` while an
 /// attacker unicasts huge byte-array signals to it, and while a crowd of unprivileged callers
 /// keeps polkit checks waiting. Goals: RSS growth ≤ 64 MiB, `Get` p99 ≤ 50 ms.
 struct Flood {
