@@ -265,15 +265,20 @@ actor ConnectivityMonitor {
                 let delay = await self.delayBeforeNextCheck(interface)
                 if delay > .zero { try? await Task.sleep(for: delay) }
                 if Task.isCancelled { return }
-                // Before the join's verdict, a tick that finds the join's check under way takes its
-                // answer: a gateway that serves one request at a time is not sent another probe
-                // the moment it answered one. After it, a tick is a check of its own.
-                _ = await self.verdict(for: interface, fresh: await self.isSettled(interface))
+                _ = await self.scheduledVerdict(for: interface)
                 // Without periodic checks (ProbePolicy), this was the join's or the sign-in's check,
                 // once the join has its verdict.
                 if await !self.policy.periodic, await self.isSettled(interface) { return }
             }
         }
+    }
+
+    /// The schedule's check. Before the join's verdict, a tick that finds the join's check under
+    /// way takes its answer: a gateway that serves one request at a time is not sent another
+    /// probe the moment it answered one. Otherwise (and after the verdict) a check of its own.
+    private func scheduledVerdict(for interface: String) async -> ProbeVerdict {
+        if !isSettled(interface), let running = links[interface]?.inflight { return await running.task.value }
+        return await verdict(for: interface, fresh: true)
     }
 
     private func delayBeforeNextCheck(_ interface: String) -> Duration {
