@@ -41,6 +41,8 @@ actor ProfileProvisioner {
     let maximumPerSource: Int
     let sightingSpan: Duration
     let unseenExpiry: Duration
+    /// Now, for sightings and their expiry (a test's own clock, else the continuous one).
+    private let clock: @Sendable () -> ContinuousClock.Instant
     /// When each SSID was first and last seen in a scan list (dropped once unseen for ``unseenExpiry``).
     private var sightings: [[UInt8]: (first: ContinuousClock.Instant, last: ContinuousClock.Instant)] = [:]
     /// SSIDs refused for the per-helper bound, as last logged.
@@ -75,7 +77,8 @@ actor ProfileProvisioner {
 
     init(client: NetworkManagerClient, log: Logger, adoptionGrace: Duration = .seconds(60),
          maximumPerSource: Int = defaultMaximumPerSource, sightingSpan: Duration = defaultSightingSpan,
-         unseenExpiry: Duration = defaultUnseenExpiry) {
+         unseenExpiry: Duration = defaultUnseenExpiry, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.clock = clock
         self.client = client
         self.log = log
         self.adoptionGrace = adoptionGrace
@@ -114,7 +117,7 @@ actor ProfileProvisioner {
     /// An interface's access points: learns which key management each personal network needs.
     func accessPointsSeen(_ accessPoints: [AccessPoint]) {
         var changed = false
-        let now = ContinuousClock.now
+        let now = clock()
         for ssid in Set(accessPoints.map(\.ssid)) where !ssid.isEmpty {
             let before = sightings[ssid]
             let first = before.flatMap { now - $0.last < unseenExpiry ? $0.first : nil } ?? now
@@ -142,7 +145,7 @@ actor ProfileProvisioner {
     func managerAvailable(_ isAvailable: Bool) {
         available = isAvailable
         guard isAvailable else { return }
-        adoptUntil = ContinuousClock.now + adoptionGrace
+        adoptUntil = clock() + adoptionGrace
         requestReconcile()
     }
 
@@ -197,7 +200,7 @@ actor ProfileProvisioner {
     }
 
     private func wantedAndRefused() -> (wanted: [ProvisionedProfileSpec], refused: [String: [[UInt8]]]) {
-        let now = ContinuousClock.now
+        let now = clock()
         var candidates: [(spec: ProvisionedProfileSpec, first: ContinuousClock.Instant)] = []
         for (ssid, winner) in claims.passwords() {
             guard let password = winner.password, let km = keyManagement[ssid.bytes], let seen = sightings[ssid.bytes],
@@ -231,7 +234,7 @@ actor ProfileProvisioner {
     /// Forgets sightings older than ``unseenExpiry`` and schedules a reconciliation for when the
     /// next wanted network's sighting expires.
     private func expireSightings() {
-        let now = ContinuousClock.now
+        let now = clock()
         sightings = sightings.filter { now - $0.value.last < unseenExpiry }
         let claimed = Set(claims.passwords().keys.map(\.bytes))
         let next = sightings.filter { claimed.contains($0.key) }.map { $0.value.last + unseenExpiry }.min()
@@ -284,7 +287,7 @@ actor ProfileProvisioner {
             log.warning("provisioning: cannot read NetworkManager's profiles: \(error); trying again at the next change")
             return
         }
-        let adopting = adoptUntil.map { ContinuousClock.now < $0 } ?? false
+        let adopting = adoptUntil.map { clock() < $0 } ?? false
         expireSightings()
         let (wanted, refused) = wantedAndRefused()
         let over = Set(refused.values.joined())

@@ -8,6 +8,7 @@ import HotspotHelperKit
 import HotspotProtocol
 import Logging
 import NetworkManager
+import Synchronization
 import Testing
 
 /// What a beacon flood and a helper's display name can do to NetworkManager's profiles: one
@@ -89,15 +90,17 @@ struct ProvisioningBoundsTests {
     @Test func aNetworkGetsAProfileOnlyOnceSeenRepeatedlyAndLosesItOnceUnseen() async throws {
         let bus = try await PrivateBus()
         defer { bus.stop() }
+        // The sightings' own clock: a busy machine's late wake-ups must not decide what expired.
+        let time = Mutex(ContinuousClock.now)
         let provisioner = ProfileProvisioner(client: NetworkManagerClient(connection: try bus.connect()), log: Logger(label: "test"),
-                                             sightingSpan: .milliseconds(300), unseenExpiry: .seconds(3))
+                                             sightingSpan: .milliseconds(300), unseenExpiry: .seconds(3), clock: { time.withLock { $0 } })
         let aps = Self.accessPoints(120)
         let (helper, networks, claims) = Self.claims(aps)
         await provisioner.accessPointsSeen(aps)
         await provisioner.helperAnswered(helper, asked: networks, claims: claims)
         #expect(await provisioner.wanted().isEmpty, "a network seen once, in one burst of beacons, gets no profile")
         // Seen again, at least the span later: at most 32 of them, the same 32 each time.
-        try await Task.sleep(for: .milliseconds(350))
+        time.withLock { $0 += .milliseconds(350) }
         await provisioner.accessPointsSeen(aps)
         let wanted = await provisioner.wanted()
         #expect(wanted.count == 32)
@@ -105,9 +108,9 @@ struct ProvisioningBoundsTests {
         #expect(Set(await provisioner.wanted().map(\.ssid)) == Set(wanted.map(\.ssid)))
         // Five of them stay in range; the others are not seen for longer than the expiry.
         let staying = Array(aps.prefix(5))
-        try await Task.sleep(for: .milliseconds(1600))
+        time.withLock { $0 += .milliseconds(1600) }
         await provisioner.accessPointsSeen(staying)
-        try await Task.sleep(for: .milliseconds(1600))
+        time.withLock { $0 += .milliseconds(1600) }
         await provisioner.accessPointsSeen(staying)
         #expect(Set(await provisioner.wanted().map(\.ssid)) == Set(staying.map(\.ssid)), "only the networks still seen keep a profile")
     }
