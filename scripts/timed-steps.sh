@@ -33,6 +33,7 @@ failed=0 stopped=""
 background=()  # indexes of the steps running in the background
 started_all=$(date +%s)
 mkdir -p .build
+rm -f .build/step-*.cpu
 
 fmt() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
@@ -63,6 +64,13 @@ join() {
     done
     steps=()
 }
+# Writes the CPU time (user + system, seconds) of the current shell's finished children to
+# .build/step-$1.cpu: with the wall time it says which steps use the cores and which wait.
+cpu_of() {
+    times > ".build/step-$1.cpu"  # not in a pipe: a pipe's subshell has no children of its own
+    tail -1 ".build/step-$1.cpu" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] } printf "%d\n", t }' > ".build/step-$1.cpu.tmp"
+    mv ".build/step-$1.cpu.tmp" ".build/step-$1.cpu"
+}
 long=()  # indexes of the '@' steps not waited for yet
 
 declare -A pids starts needs
@@ -91,13 +99,13 @@ while [ $# -gt 0 ]; do
         else
             echo "     (in the background beside the steps after it; output in .build/step-$i.log)"
         fi
-        ( bash -c "$command" > ".build/step-$i.log" 2>&1; status=$?; date +%s > ".build/step-$i.end"; exit $status ) &
+        ( bash -c "$command" > ".build/step-$i.log" 2>&1; status=$?; date +%s > ".build/step-$i.end"; cpu_of "$i"; exit $status ) &
         pids[$i]=$!
         if [ "$beside" -eq 1 ]; then background+=("$i"); else long+=("$i"); fi
         i=$((i + 1))
         continue
     fi
-    bash -c "$command"
+    ( bash -c "$command"; status=$?; cpu_of "$i"; exit $status )
     status=$?
     finish "$i" "$status" "$(( $(date +%s) - starts[$i] ))" "$needed"
     join
@@ -110,7 +118,9 @@ total=$(( $(date +%s) - started_all ))
 table=$(
     echo "==== $title: $(fmt "$total") in all, on $(nproc) cores (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
     for i in "${!names[@]}"; do
-        printf '  %-44s %8s  %s\n' "${names[$i]}" "${times[$i]}" "${results[$i]}"
+        cpu=-
+        [ -s ".build/step-$i.cpu" ] && cpu=$(fmt "$(cat ".build/step-$i.cpu")")
+        printf '  %-44s %8s  %8s CPU  %s\n' "${names[$i]}" "${times[$i]}" "$cpu" "${results[$i]}"
     done
 )
 echo
