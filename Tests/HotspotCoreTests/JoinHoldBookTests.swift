@@ -89,6 +89,22 @@ import Testing
             carryOut(book.reportArrived(call, reported: reported, status: status, link: link))
         }
 
+        /// Joins `ssid` and makes a `SettleJoin` call whose report has arrived: the call holds
+        /// that join.
+        @discardableResult
+        mutating func holdJoin(_ ssid: String = "Cafe") -> UInt64 {
+            join(ssid)
+            let call = settleJoin()
+            reportArrived(call)
+            return call
+        }
+
+        /// The helper claims the network, and its sign-in answers `result`.
+        mutating func helperSignsIn(_ result: CommandResult = .success) {
+            answer(.evaluate, confidence: .high)
+            answer(.authenticate, result)
+        }
+
         mutating func advance(by duration: Duration) {
             follow(h.advance(by: duration))
             carryOut(book.due(at: h.now))
@@ -102,8 +118,7 @@ import Testing
     @Test func aCallMadeBeforeTheEngineHeardTheLeaveHoldsTheNextJoin() {
         var j = HeldJoins()
         j.join("Cafe")
-        j.answer(.evaluate, confidence: .high)
-        j.answer(.authenticate)
+        j.helperSignsIn()
         #expect(j.h.state() == .authenticated)
         #expect(j.asked == [1])
         j.networkManagerRechecked(1)
@@ -122,8 +137,7 @@ import Testing
         j.advance(by: .milliseconds(20))
         j.reportArrived(call)
         #expect(j.resumed.isEmpty)
-        j.answer(.evaluate, confidence: .high)
-        j.answer(.authenticate)
+        j.helperSignsIn()
         #expect(j.h.state() == .authenticated)
         // Signed in: held until NetworkManager has checked again, asked once for the new link.
         #expect(j.resumed.isEmpty)
@@ -169,9 +183,7 @@ import Testing
 
     @Test func theBoundEndsAHeldJoinWhoseHelperDoesNotAnswer() {
         var j = HeldJoins(bound: .seconds(5))
-        j.join("Cafe")
-        let call = j.settleJoin()
-        j.reportArrived(call)
+        j.holdJoin()
         j.answer(.evaluate, confidence: .high)
         #expect(j.h.state() == .authenticating)
         j.advance(by: .seconds(5))
@@ -193,9 +205,7 @@ import Testing
 
     @Test func aLeaveEndsTheHeldJoinButNotACallStillWaitingForItsReport() {
         var j = HeldJoins()
-        j.join("Cafe")
-        let held = j.settleJoin()
-        j.reportArrived(held)
+        let held = j.holdJoin()
         let reporting = j.settleJoin()
         j.leave()
         #expect(j.resumed.map(\.call) == [held])
@@ -211,8 +221,7 @@ import Testing
     @Test func aHoldOnAJoinSignedInByAMaintainAsksForTheRecheckOnce() {
         var j = HeldJoins()
         j.join("Cafe")
-        j.answer(.evaluate, confidence: .high)
-        j.answer(.authenticate)
+        j.helperSignsIn()
         j.networkManagerRechecked(1)
         j.leave()
         j.join("Cafe")
@@ -233,11 +242,8 @@ import Testing
     /// counts for nothing.
     @Test func aRecheckOfALinkAlreadyLeftCountsForNothing() {
         var j = HeldJoins()
-        j.join("Cafe")
-        let call = j.settleJoin()
-        j.reportArrived(call)
-        j.answer(.evaluate, confidence: .high)
-        j.answer(.authenticate)
+        let call = j.holdJoin()
+        j.helperSignsIn()
         #expect(j.asked == [1])
         j.carryOut(j.book.rechecked("wlan0", link: 1, status: j.status, current: 2))
         #expect(j.resumed.isEmpty)
@@ -247,30 +253,21 @@ import Testing
 
     @Test func withoutNetworkManagerToAskASignInSettlesAtOnce() {
         var j = HeldJoins(canRecheck: false)
-        j.join("Cafe")
-        let call = j.settleJoin()
-        j.reportArrived(call)
-        j.answer(.evaluate, confidence: .high)
-        j.answer(.authenticate)
+        let call = j.holdJoin()
+        j.helperSignsIn()
         #expect(j.outcome(of: call) == .signedIn)
         #expect(j.asked.isEmpty)
     }
 
     @Test func theUserBeingNeededOrAFailureReleaseAtOnce() {
         var j = HeldJoins()
-        j.join("Cafe")
-        let call = j.settleJoin()
-        j.reportArrived(call)
-        j.answer(.evaluate, confidence: .high)
-        j.answer(.authenticate, .uiRequired)
+        let call = j.holdJoin()
+        j.helperSignsIn(.uiRequired)
         #expect(j.outcome(of: call) == .needsUser)
 
         var f = HeldJoins()
-        f.join("Cafe")
-        let failing = f.settleJoin()
-        f.reportArrived(failing)
-        f.answer(.evaluate, confidence: .high)
-        f.answer(.authenticate, .failure)
+        let failing = f.holdJoin()
+        f.helperSignsIn(.failure)
         #expect(f.outcome(of: failing) == .failed)
     }
 }
