@@ -79,18 +79,24 @@ public enum Daemon {
         var services: [any Service] = [publisher, NetworkManagerWatcher(bus: bus, client: client, engine: engine, provisioner: provisioner, log: log)]
         var profileHelper: ProfileHelper?
         if let monitor {
-            services.append(ConnectivityService(reports: reports, engine: engine))
-            services.append(SignInFormService(changes: formChanges, engine: engine))
+            // Every check's report reaches the engine, which publishes `Connectivity`, `PortalUrl`…
+            services.append(StreamService(reports) { report in
+                await engine.connectivityChecked(report.interface, link: report.link, verdict: report.verdict, published: report.published,
+                                                 settled: report.settled)
+            })
+            // Each change of a sign-in form reaches the engine, which publishes `SignInForm`.
+            services.append(StreamService(formChanges) { await engine.refreshSignInForm(InterfaceID($0)) })
             profileHelper = await registerBuiltIns(configuration, profiles: live, monitor: monitor, signIns: signIns, engine: engine, log: log)
         } else {
             reporter.finish()
             formChanged.finish()
         }
-        services.append(ReloadService(hangups: hangups, reload: { [profileHelper] in
+        // Each SIGHUP reloads; the daemon never ends on it.
+        services.append(StreamService(hangups) { [profileHelper] _ in
             reload(configuration, path: configurationPath, live: live, helper: profileHelper, log: log)
             // The scan lists are filtered again, so the profiles' names and passwords follow.
             await engine.profilesReloaded()
-        }))
+        })
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup) },
             gracefulShutdownSignals: [], logger: log))

@@ -1,27 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import BuiltInHelpers
 import HotspotCore
-import ServiceLifecycle
 import Synchronization
-import UnixSignals
-
-/// SIGHUP, as a service: each one reloads; the daemon never ends on it.
-final class ReloadService: Service {
-    let hangups: UnixSignalsSequence
-    let reload: @Sendable () async -> Void
-
-    init(hangups: UnixSignalsSequence, reload: @escaping @Sendable () async -> Void) {
-        self.hangups = hangups
-        self.reload = reload
-    }
-
-    func run() async throws {
-        let (hangups, reload) = (self.hangups, self.reload)
-        await cancelWhenGracefulShutdown {
-            for await _ in hangups { await reload() }
-        }
-    }
-}
 
 /// The profiles in force, replaced by a reload.
 final class LiveProfiles: Sendable {
