@@ -22,8 +22,8 @@ public final class PortalSimulator: Sendable {
         var server: HTTPServer?
         var task: Task<Void, any Error>?
         var observers: [@Sendable () -> Void] = []
-        var gate: RefusingGate?
-        var slowRouter: SlowRouterGate?
+        /// The front on the public address (a refusing gateway or a slow router), if any.
+        var gate: GatewayFront?
         var splash: (server: HTTPServer, task: Task<Void, any Error>)?
         /// Requests answered per client (slowFirstRequests).
         var requests: [String: Int] = [:]
@@ -41,8 +41,8 @@ public final class PortalSimulator: Sendable {
     }
 
     /// Starts listening on `host` (an IPv4 address) and `port` (0: any free port); returns the port.
-    /// With `refuseSeconds`, a ``RefusingGate`` listens there and the HTTP server on loopback
-    /// behind it; with `splashPort` (get-forms), the HTTP server listens on `host` there too.
+    /// With `refuseSeconds` or `slowRouter`, a ``GatewayFront`` listens there and the HTTP server
+    /// on loopback behind it; with `splashPort` (get-forms), the HTTP server listens on `host` there too.
     public func start(host: String = "127.0.0.1", port: UInt16 = 0) async throws -> UInt16 {
         let gated = configuration.refuseSeconds > 0 || configuration.slowRouter != nil
         let (server, task, p) = try await listen(host: gated ? "127.0.0.1" : host, port: gated ? 0 : port)
@@ -52,15 +52,15 @@ public final class PortalSimulator: Sendable {
             state.withLock { $0.splash = (s, t) }
         }
         guard gated else { return p }
+        let gate: GatewayFront
         if let slow = configuration.slowRouter {
-            let router = try SlowRouterGate(host: host, port: port, innerPort: p, settings: slow, isSignedIn: { [self] in isSignedIn($0) }) { [self] client, kind, detail in
+            gate = try .slowRouter(host: host, port: port, innerPort: p, settings: slow, isSignedIn: { [self] in isSignedIn($0) }) { [self] client, kind, detail in
                 record(Req(client: client), kind, detail)
             }
-            state.withLock { $0.slowRouter = router }
-            return router.port
-        }
-        let gate = try RefusingGate(host: host, port: port, innerPort: p, refuseSeconds: configuration.refuseSeconds) { [self] client in
-            record(Req(client: client), "refused-connection")
+        } else {
+            gate = try .refusing(host: host, port: port, innerPort: p, refuseSeconds: configuration.refuseSeconds) { [self] client in
+                record(Req(client: client), "refused-connection")
+            }
         }
         state.withLock { $0.gate = gate }
         return gate.port
@@ -81,8 +81,7 @@ public final class PortalSimulator: Sendable {
     /// The client a request is from: behind the gate, the one it relayed the connection for.
     func client(of r: Req) -> String {
         guard r.client == "127.0.0.1", let port = r.port else { return r.client }
-        let (gate, router) = state.withLock { ($0.gate, $0.slowRouter) }
-        return gate?.client(relayedFrom: port) ?? router?.client(relayedFrom: port) ?? r.client
+        return state.withLock { $0.gate }?.client(relayedFrom: port) ?? r.client
     }
 
     /// Counts a client's request; true while it is one of its first `slowFirstRequests`.
@@ -95,12 +94,11 @@ public final class PortalSimulator: Sendable {
 
     /// Stops listening and closes connections.
     public func stop() async {
-        let (server, task, gate, splash, router) = state.withLock { s in
-            defer { s.server = nil; s.task = nil; s.gate = nil; s.splash = nil; s.slowRouter = nil }
-            return (s.server, s.task, s.gate, s.splash, s.slowRouter)
+        let (server, task, gate, splash) = state.withLock { s in
+            defer { s.server = nil; s.task = nil; s.gate = nil; s.splash = nil }
+            return (s.server, s.task, s.gate, s.splash)
         }
         gate?.stop()
-        router?.stop()
         await splash?.server.stop(timeout: 0.2)
         splash?.task.cancel()
         await server?.stop(timeout: 0.2)
