@@ -256,7 +256,7 @@ extension DesktopTests {
 
 extension ShellScene {
     /// Starts GNOME Shell in `root`, where the package installed the extension and its override.
-    func startRootShell(_ root: ShellRoot) async throws -> RootGnomeShell {
+    func startRootShell(_ root: TestRoot) async throws -> RootGnomeShell {
         let shell = try await RootGnomeShell(root: root, systemBus: bus)
         waiter.follow(shell.process.changes)
         rootShells.keep(shell)
@@ -265,48 +265,11 @@ extension ShellScene {
     }
 }
 
-/// A Debian root of another release (scripts/test-root.sh makes and caches it), seen through an
-/// overlay (the cache is never written) in a mount namespace of its own, held by one process:
-/// /proc, /sys, /dev and this machine's /tmp (the private bus's socket, scratch directories,
-/// the packages) are mounted in it, and everything goes with that process.
-final class ShellRoot: Sendable {
-    static let preUpScript = "/usr/lib/NetworkManager/dispatcher.d/pre-up.d/90-hotspot-helper"
-    let release: String
-    let scratch: ScratchDirectory
-    /// The root as the namespace sees it.
-    let merged: String
-
+/// GNOME Shell 48 and 50's roots: Debian 13 and forky (``TestRoot``) with the tree's packages
+/// installed by apt in the overlay.
+enum ShellRoot {
     /// Why roots cannot be used here; nil when they can.
-    static var unavailable: String? {
-        if !TestEnvironment.isRoot { return "needs root (debootstrap, overlay mounts, chroot)" }
-        for tool in ["/usr/bin/unshare", "/usr/bin/nsenter", "/usr/sbin/chroot", "/usr/sbin/debootstrap"] where !TestEnvironment.hasTool(tool) {
-            return "needs \(tool) (apt-get install util-linux coreutils debootstrap)"
-        }
-        if !TestEnvironment.hasDBusMock { return "needs dbus-daemon and python3-dbusmock (apt-get install dbus python3-dbusmock)" }
-        // scripts/test-root.sh makes a missing root from the mirror: without one cached and
-        // without the mirror, there is nothing to run Shell 48 or 50 in.
-        let cache = ProcessInfo.processInfo.environment["HOTSPOT_ROOTS"] ?? "/var/cache/hotspot-helper/roots"
-        let cached = ["trixie", "forky"].allSatisfy { FileManager.default.fileExists(atPath: "\(cache)/\($0)/.hotspot-root") }
-        if !cached, let host = mirrorHost, !resolves(host) {
-            return "no cached Debian 13/forky root in \(cache) and the mirror \(host) does not resolve (scripts/test-root.sh needs it once)"
-        }
-        return nil
-    }
-
-    /// The host of the mirror scripts/test-root.sh uses (as it finds it), if any.
-    static var mirrorHost: String? {
-        let configured = ProcessInfo.processInfo.environment["HOTSPOT_ROOTS_MIRROR"]
-            ?? (try? String(contentsOfFile: "/etc/apt/sources.list.d/debian.sources", encoding: .utf8))?
-                .split(separator: "\n").first { $0.hasPrefix("URIs:") }.map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) }
-            ?? "http://deb.debian.org/debian"
-        return URL(string: configured)?.host
-    }
-
-    static func resolves(_ host: String) -> Bool {
-        var result: UnsafeMutablePointer<addrinfo>?
-        defer { if let result { freeaddrinfo(result) } }
-        return getaddrinfo(host, nil, nil, &result) == 0
-    }
+    static var unavailable: String? { TestRoot.unavailable(["trixie", "forky"], described: "Debian 13/forky root") }
 
     /// Shell's sign-in notification title (js/ui/status/network.js, CaptivePortalHandler).
     static func portalTitle(major: Int) -> String { major >= 49 ? "Sign in to Network" : "Sign Into Wi\u{2013}Fi Network" }
@@ -338,81 +301,25 @@ final class ShellRoot: Sendable {
     }
 
     /// The cached root of `release` (made by scripts/test-root.sh if it is missing: minutes, once),
-    /// with the tree's packages installed by apt in an overlay.
-    static func prepare(_ release: String) async throws -> ShellRoot {
-        let made = try await ManagedProcess.run(TestKitPaths.repositoryRoot.appendingPathComponent("scripts/test-root.sh").path, [release], timeout: .seconds(3600))
-        guard made.status == 0, let lower = made.stdout.split(separator: "\n").last.map(String.init), !lower.isEmpty else {
-            throw TestKitError.startFailed("scripts/test-root.sh \(release) failed (\(made.status)):\n\(made.stderr.suffix(3000))")
-        }
-        let root = try ShellRoot(release: release, lower: lower)
-        try await root.start()
+    /// with the tree's packages installed by apt in the overlay.
+    static func prepare(_ release: String) async throws -> TestRoot {
+        let root = try await TestRoot.prepare(release)
+        // Downloaded dependencies are kept between runs: copied into the overlay's apt cache
+        // before apt runs and back after it (copies, so runs side by side share no apt lock).
+        let archives = "/var/cache/hotspot-helper/apt-archives/\(release)"
+        try FileManager.default.createDirectory(atPath: archives, withIntermediateDirectories: true)
+        _ = try await root.runBeside("cp -n \(archives)/*.deb \(root.merged)/var/cache/apt/archives/ 2>/dev/null || true")
         let debs = try await packages(into: root.scratch)
         let r = try await root.run(["/usr/bin/apt-get", "install", "-y", "-q", "--no-install-recommends"] + debs, environment: [
             "DEBIAN_FRONTEND": "noninteractive", "LC_ALL": "C.UTF-8", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
         ], timeout: .seconds(900))
         guard r.status == 0 else { throw TestKitError.startFailed("apt-get install in the \(release) root failed (\(r.status)):\n\(r.stdout.suffix(4000))\n\(r.stderr.suffix(3000))") }
-        _ = try await ManagedProcess.run("/usr/bin/nsenter", ["--target", "\(root.pid)", "--mount", "--", "/bin/sh", "-c",
-                                                              "cp -n \(root.merged)/var/cache/apt/archives/*.deb \(root.archivesCache)/ 2>/dev/null || true"])
+        _ = try await root.runBeside("cp -n \(root.merged)/var/cache/apt/archives/*.deb \(archives)/ 2>/dev/null || true")
         return root
     }
+}
 
-    private let lower: String
-    var archivesCache: String { "/var/cache/hotspot-helper/apt-archives/\(release)" }
-    private init(release: String, lower: String) throws {
-        self.release = release
-        self.lower = lower
-        scratch = try ScratchDirectory("shell-root-\(release)")
-        merged = scratch.appendingPathComponent("merged").path
-    }
-
-    private let started = Mutex<ManagedProcess?>(nil)
-
-    private func start() async throws {
-        let fm = FileManager.default
-        for d in ["upper", "work", "merged"] { try fm.createDirectory(atPath: scratch.appendingPathComponent(d).path, withIntermediateDirectories: true) }
-        // Downloaded dependencies are kept between runs: copied into the overlay's apt cache
-        // before apt runs and back after it (copies, so runs side by side share no apt lock).
-        let archives = archivesCache
-        try fm.createDirectory(atPath: archives, withIntermediateDirectories: true)
-        let u = scratch.appendingPathComponent("upper").path, w = scratch.appendingPathComponent("work").path
-        let script = """
-            set -e
-            mount -t overlay overlay -o lowerdir=\(lower),upperdir=\(u),workdir=\(w) \(merged)
-            mount -t proc proc \(merged)/proc
-            mount --rbind /sys \(merged)/sys
-            mount --rbind /dev \(merged)/dev
-            mount --bind /tmp \(merged)/tmp
-            cp -n \(archives)/*.deb \(merged)/var/cache/apt/archives/ 2>/dev/null || true
-            echo ready
-            exec sleep infinity
-            """
-        let p = try ManagedProcess.launch("/usr/bin/unshare", ["--mount", "--propagation", "private", "--", "/bin/sh", "-c", script], name: "root-\(release)")
-        started.withLock { $0 = p }
-        guard await p.waitForFirstStdoutLine(timeout: .seconds(60)) == "ready" else {
-            p.stop()
-            throw TestKitError.startFailed("the \(release) root's mounts failed: \(p.output)")
-        }
-    }
-
-    var pid: Int32 { started.withLock { $0!.pid } }
-
-    deinit { started.withLock { $0?.stop() } }
-
-    /// `command` run in the root (in its mount namespace, chrooted).
-    func command(_ command: [String]) -> [String] {
-        ["/usr/bin/nsenter", "--target", "\(pid)", "--mount", "--", "/usr/sbin/chroot", merged] + command
-    }
-
-    func run(_ command: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> ManagedProcess.Result {
-        let c = self.command(command)
-        return try await ManagedProcess.run(c[0], Array(c.dropFirst()), environment: environment, timeout: timeout)
-    }
-
-    func launch(_ command: [String], environment: [String: String] = [:], name: String) throws -> ManagedProcess {
-        let c = self.command(command)
-        return try ManagedProcess.launch(c[0], Array(c.dropFirst()), environment: environment, name: name)
-    }
-
+extension TestRoot {
     /// What DaemonProcess puts before its command line (the debug build's path, then its
     /// arguments): the root's packaged daemon instead, given the same arguments.
     var daemonPrefix: [String] {
@@ -420,13 +327,13 @@ final class ShellRoot: Sendable {
     }
 }
 
-/// GNOME Shell of a ``ShellRoot``, headless, as nobody, with a session bus of its own (the root's
+/// GNOME Shell in a ``ShellRoot`` (a ``TestRoot``), headless, as nobody, with a session bus of its own (the root's
 /// dbus-daemon) and the test's private bus as its system bus. Settings are in memory, their
 /// defaults the root's compiled schemas: the package's vendor override included, as a user who
 /// never changed a setting has them. Shell's main module is `globalThis.hh_main` in Eval (45+
 /// has no `imports.ui`).
 final class RootGnomeShell: ShellSession {
-    let root: ShellRoot
+    let root: TestRoot
     let scratch: ScratchDirectory
     let runtimeDirectory: URL
     let sessionBus: ManagedProcess
@@ -435,7 +342,7 @@ final class RootGnomeShell: ShellSession {
     let major: Int
     var main: String { "globalThis.hh_main" }
 
-    init(root: ShellRoot, systemBus: PrivateBus) async throws {
+    init(root: TestRoot, systemBus: PrivateBus) async throws {
         self.root = root
         let fm = FileManager.default
         scratch = try ScratchDirectory("gnome-shell-\(root.release)")

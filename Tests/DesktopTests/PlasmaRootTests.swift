@@ -114,86 +114,23 @@ extension DesktopTests {
     }
 }
 
-/// A cached Debian 13 root with Plasma's network management (scripts/test-root.sh trixie-plasma),
-/// seen through an overlay (the cache is never written) in a mount namespace of its own held by
-/// one process, with /proc, /sys, /dev and this machine's /tmp (the private buses' sockets, the
-/// scratch directories) mounted in it.
-final class PlasmaRoot: Sendable {
+/// The cached Debian 13 root with Plasma's network management (scripts/test-root.sh
+/// trixie-plasma), a ``TestRoot``.
+enum PlasmaRoot {
     static let release = "trixie-plasma"
-    let scratch: ScratchDirectory
-    let merged: String
-    private let lower: String
-    private let holder = Mutex<ManagedProcess?>(nil)
 
     /// Why the root cannot be used here; nil when it can.
-    static var unavailable: String? {
-        if !TestEnvironment.isRoot { return "needs root (debootstrap, overlay mounts, chroot)" }
-        for tool in ["/usr/bin/unshare", "/usr/bin/nsenter", "/usr/sbin/chroot", "/usr/sbin/debootstrap"] where !TestEnvironment.hasTool(tool) {
-            return "needs \(tool) (apt-get install util-linux coreutils debootstrap)"
-        }
-        if !TestEnvironment.hasDBusMock { return "needs dbus-daemon and python3-dbusmock (apt-get install dbus python3-dbusmock)" }
-        let cache = ProcessInfo.processInfo.environment["HOTSPOT_ROOTS"] ?? "/var/cache/hotspot-helper/roots"
-        if !FileManager.default.fileExists(atPath: "\(cache)/\(release)/.hotspot-root"), let host = ShellRoot.mirrorHost, !ShellRoot.resolves(host) {
-            return "no cached Debian 13 root with Plasma in \(cache) and the mirror \(host) does not resolve (scripts/test-root.sh needs it once)"
-        }
-        return nil
-    }
+    static var unavailable: String? { TestRoot.unavailable([release], described: "Debian 13 root with Plasma") }
 
     /// The cached root (made by scripts/test-root.sh if missing: minutes, once), mounted.
-    static func prepare() async throws -> PlasmaRoot {
-        let made = try await ManagedProcess.run(TestKitPaths.repositoryRoot.appendingPathComponent("scripts/test-root.sh").path, [release], timeout: .seconds(3600))
-        guard made.status == 0, let lower = made.stdout.split(separator: "\n").last.map(String.init), !lower.isEmpty else {
-            throw TestKitError.startFailed("scripts/test-root.sh \(release) failed (\(made.status)):\n\(made.stderr.suffix(3000))")
-        }
-        let root = try PlasmaRoot(lower: lower)
-        try await root.mount()
-        return root
-    }
-
-    private init(lower: String) throws {
-        self.lower = lower
-        scratch = try ScratchDirectory("plasma-root")
-        merged = scratch.appendingPathComponent("merged").path
-    }
-
-    private func mount() async throws {
-        for d in ["upper", "work", "merged"] {
-            try FileManager.default.createDirectory(atPath: scratch.appendingPathComponent(d).path, withIntermediateDirectories: true)
-        }
-        let u = scratch.appendingPathComponent("upper").path, w = scratch.appendingPathComponent("work").path
-        let script = """
-            set -e
-            mount -t overlay overlay -o lowerdir=\(lower),upperdir=\(u),workdir=\(w) \(merged)
-            mount -t proc proc \(merged)/proc
-            mount --rbind /sys \(merged)/sys
-            mount --rbind /dev \(merged)/dev
-            mount --bind /tmp \(merged)/tmp
-            echo ready
-            exec sleep infinity
-            """
-        let p = try ManagedProcess.launch("/usr/bin/unshare", ["--mount", "--propagation", "private", "--", "/bin/sh", "-c", script], name: "root-\(Self.release)")
-        holder.withLock { $0 = p }
-        guard await p.waitForFirstStdoutLine(timeout: .seconds(60)) == "ready" else {
-            p.stop()
-            throw TestKitError.startFailed("the \(Self.release) root's mounts failed: \(p.output)")
-        }
-    }
-
-    deinit { holder.withLock { $0?.stop() } }
-
-    /// `command` run in the root (its mount namespace, chrooted), with exactly `environment`.
-    func launch(_ command: [String], environment: [String: String], name: String) throws -> ManagedProcess {
-        let pid = holder.withLock { $0!.pid }
-        let env = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return try ManagedProcess.launch("/usr/bin/nsenter", ["--target", "\(pid)", "--mount", "--", "/usr/sbin/chroot", merged, "/usr/bin/env", "-i"] + env + command,
-                                         name: name)
-    }
+    static func prepare() async throws -> TestRoot { try await TestRoot.prepare(release) }
 }
 
 /// The daemon with python-dbusmock's NetworkManager (with the profile methods, and the
 /// properties Plasma's NetworkManager library reads that the template lacks), helpers in this
-/// process, and joins replayed as NetworkManager shows them (``ShellScene``'s replay).
-struct PlasmaScene: DaemonScenarioParts {
+/// process, and joins replayed as NetworkManager shows them (``JoinReplayScene``; the pre-up script
+/// is the tree's).
+struct PlasmaScene: JoinReplayScene {
     let core: DaemonScenario
     let helpers = Kept<HotspotHelper>()
     var patience: Duration { .seconds(60) }
@@ -205,17 +142,7 @@ struct PlasmaScene: DaemonScenarioParts {
             MockAccessPoint(name: "ap3", ssid: "Library", bssid: "0A:00:00:00:00:03", strength: 40),
         ], settings: ["command-timeout": "20", "filter-interval": "0.2", "maintain-interval": "300", "provision-after": "0"],
            beforeDaemon: { nm, c in try await nm.addProfileMethods(c) })
-        try await mock("AddProperties", [.string("org.freedesktop.NetworkManager"), .varDict([
-            "PrimaryConnection": .objectPath("/"), "ActivatingConnection": .objectPath("/"),
-            "ConnectivityCheckUri": .string("http://127.0.0.1:9/"), "ConnectivityCheckEnabled": .bool(true),
-            "ConnectivityCheckAvailable": .bool(true),
-        ])])
-        try await mock("AddProperty", [.string("org.freedesktop.NetworkManager.Device.Wireless"), .string("ActiveAccessPoint"),
-                                       .variant(.objectPath("/"))], path: core.device)
-        try await core.nm.addMethod(core.client, path: DaemonScenario.nmPath, interface: "org.freedesktop.DBus.Mock", name: "Activation",
-                                    inSignature: "ssssuuub", outSignature: "", code: ShellScene.activation)
-        try await core.nm.addMethod(core.client, path: core.device, interface: "org.freedesktop.NetworkManager.Device", name: "Disconnect",
-                                    inSignature: "", outSignature: "", code: ShellScene.disconnect(core.device))
+        try await addJoinReplay()
         try await core.nm.addMethod(core.client, path: DaemonScenario.nmPath, interface: "org.freedesktop.DBus.Mock", name: "JoinProfile",
                                     inSignature: "ss", outSignature: "o", code: Self.joinProfile)
         // NetworkManager lists a saved Wi-Fi profile among the device's AvailableConnections;
@@ -275,42 +202,13 @@ struct PlasmaScene: DaemonScenarioParts {
 
     func profilesAreAvailable() async throws { try await mock("ProfilesAvailable", [.string(device)]) }
 
-    func setConnectivity(_ state: UInt32) async throws { try await mock("SetConnectivity", [.uint32(state)]) }
-
-    /// One step of a Wi-Fi activation as NetworkManager shows it (``ShellScene/activation``); a
+    /// One step of a Wi-Fi activation as NetworkManager shows it (``JoinReplayScene/activation``); a
     /// first join makes the profile, named by the SSID as Plasma's applet names the profiles it
     /// makes.
     func activation(_ ssid: String, accessPoint: String, active: String, activeState: UInt32, deviceState: UInt32, primary: Bool) async throws {
         let profile = try await mock("JoinProfile", [.string(ssid), .string(device)]).first?.objectPath?.rawValue ?? ""
         try await mock("Activation", [.string(device), .string(profile), .string("/org/freedesktop/NetworkManager/AccessPoint/\(accessPoint)"),
                                       .string(active), .uint32(activeState), .uint32(deviceState), .uint32(0), .bool(primary)])
-    }
-
-    /// The held join as ``ShellScene/replayHeldJoin(_:accessPoint:)`` replays it: IP_CHECK and
-    /// ACTIVATING while NetworkManager's check says PORTAL, the package's pre-up script (the
-    /// tree's) waiting for the daemon, FULL once signed in, then ACTIVATED.
-    @discardableResult
-    func replayHeldJoin(_ ssid: String, accessPoint: String) async throws -> String {
-        let active = "held\(Int.random(in: 0..<1_000_000))"
-        try await activation(ssid, accessPoint: accessPoint, active: active, activeState: ShellScene.activating, deviceState: ShellScene.ipCheck, primary: false)
-        try await setConnectivity(ShellScene.portal)
-        let scratch = try ScratchDirectory("pre-up")
-        let logger = scratch.appendingPathComponent("logger")
-        try "#!/bin/sh\necho \"$*\"\n".write(to: logger, atomically: false, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: logger.path)
-        let script = TestKitPaths.repositoryRoot.appendingPathComponent("packaging/networkmanager/90-hotspot-helper").path
-        let r = try await ManagedProcess.run(script, ["wlan0", "pre-up"], environment: [
-            "DBUS_SYSTEM_BUS_ADDRESS": bus.address, "DEVICE_IFACE": "wlan0", "PATH": "\(scratch.path):/usr/bin:/bin",
-        ], timeout: .seconds(90))
-        guard r.status == 0 else { throw TestKitError.startFailed("the pre-up script failed (\(r.status)): \(r.stdout)\(r.stderr)") }
-        let outcome = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        if outcome.contains("signed-in") { try await setConnectivity(ShellScene.full) }
-        try await activation(ssid, accessPoint: accessPoint, active: active, activeState: ShellScene.activated, deviceState: ShellScene.deviceActivated, primary: true)
-        return outcome
-    }
-
-    func replayLeave() async throws {
-        _ = try await client.call("org.freedesktop.NetworkManager", device, "org.freedesktop.NetworkManager.Device", "Disconnect")
     }
 }
 
@@ -322,7 +220,7 @@ struct PlasmaSession {
     /// NetworkManager::ActiveConnection::State's Activated.
     static let activated = 2
     static let notificationsPath = "/org/freedesktop/Notifications"
-    let root: PlasmaRoot
+    let root: TestRoot
     let system: PrivateBus
     let bus: PrivateBus
     let notificationServer: DBusMock
@@ -331,7 +229,7 @@ struct PlasmaSession {
     let processes = Kept<ManagedProcess>()
     let changes = Changes()
 
-    init(root: PlasmaRoot, system: PrivateBus) async throws {
+    init(root: TestRoot, system: PrivateBus) async throws {
         self.root = root
         self.system = system
         bus = try await PrivateBus()
@@ -495,7 +393,7 @@ struct PlasmaSession {
     }
 
     func startList() throws -> List {
-        let p = try root.launch(["/usr/lib/qt6/bin/qml", scratch.appendingPathComponent("list.qml").path], environment: environment, name: "qml(plasma-nm list)")
+        let p = try root.launch(["/usr/lib/qt6/bin/qml", scratch.appendingPathComponent("list.qml").path], onlyEnvironment: environment, name: "qml(plasma-nm list)")
         processes.keep(p)
         return List(process: p)
     }
@@ -511,7 +409,7 @@ struct PlasmaSession {
     /// kded6 with plasma-nm's module loaded: it owns org.kde.plasmanetworkmanagement.
     func startKDED() async throws {
         let owners = try await client.watchNameOwner("org.kde.plasmanetworkmanagement")
-        let kded = try root.launch(["/usr/bin/kded6"], environment: environment, name: "kded6")
+        let kded = try root.launch(["/usr/bin/kded6"], onlyEnvironment: environment, name: "kded6")
         processes.keep(kded)
         let kdedOwner = try await client.watchNameOwner("org.kde.kded6")
         guard await firstElement(of: kdedOwner, within: .seconds(60), where: { $0 != nil }) != nil else {
