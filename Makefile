@@ -51,30 +51,29 @@ loaded-deps:
 build: build-deps
 	$(SWIFT) build
 
-# The tests also run against the release build the .deb packages: the release
-# signal tests, the ICU check and lintian (ReleaseTests) read debian-build/, so they run once
-# `make deb` has made it; the other Swift tests run while it builds (the suite does not depend on
-# the machine's speed, and two cores do both sooner than one after the other). Each step is
-# timed; the table comes at the end, failed or not (scripts/timed-steps.sh). A failed build
-# stops the rest; a failed step otherwise does not. On a fresh machine the Debian 13 and forky
-# roots are made beside the build (scripts/test-roots.sh: the mirror and the disk, not the CPU;
-# a second once cached) and the tests of the .deb wait for them; fuzzing and the lab run beside
-# those tests (the lab's guests wait on NetworkManager and the portals much of the time), the
-# lab's boots side by side (Tests/Lab/run-lab --sequential does not).
-# The tests that read debian-build/: they run once the background step has written it (the Shell
-# tests in the Debian 13 and forky roots would otherwise make a .deb of their own into the same
-# directory at the same time, and one of the two packages came out truncated).
-# PlasmaRootTests runs in a root made beside the build too, so it waits with them.
-DEB_TESTS = ReleaseTests|GnomeShellRootTests|PlasmaRootTests
+# The steps, and what runs beside what (scripts/timed-steps.sh times each and prints the table at
+# the end, failed or not; a failed build stops the steps that need it, a failed step otherwise
+# does not). Two cores do a build and the tests side by side sooner than one after the other: the
+# Swift tests and the lab's guests wait on processes, the bus and the network much of the time.
+# - The Debian 13 (with Plasma) and forky roots (scripts/test-roots.sh: the mirror and the disk more
+#   than the CPU; a second once cached) start first and go on beside everything.
+# - The release build starts at once beside the debug build: the .deb, and the programs the lab
+#   runs (lab-programs: the release binary the .deb ships, and the simulator and example helper
+#   built in release beside it). It holds .build/release.lock while it builds; the Swift tests
+#   wait for that lock (they start minutes after it was taken), so they read a finished .deb.
+# - The lab starts the moment the release build has passed, beside the rest (its boots side by
+#   side; Tests/Lab/run-lab --sequential does not): under QEMU's emulation the release programs
+#   start in a fraction of the debug ones' time and use a third less CPU.
+# - The Swift tests, all of them in one run (the .deb's and those in the roots too, which wait for
+#   the roots with scripts/test-roots.sh), once the debug build is done; fuzzing beside them.
 test: deps
 	./scripts/timed-steps.sh "make test" \
-	  '@Debian 13 (with Plasma) and forky roots (made once, beside the build)' './scripts/test-roots.sh' \
+	  '@Debian 13 (with Plasma) and forky roots (made once, beside everything)' './scripts/test-roots.sh' \
+	  '@release build: the .deb and the lab'"'"'s programs (beside the debug build)' 'mkdir -p .build && flock .build/release.lock $(MAKE) --no-print-directory deb lab-programs NO_LINTIAN=1' \
+	  '@>lab (real NetworkManager, QEMU, the release programs; its boots side by side)' './Tests/Lab/run-lab --build-dir $(LAB_BIN)' \
 	  '!build (debug, with tests)' '$(SWIFT) build --build-tests' \
-	  '&!release build and .deb' '$(MAKE) --no-print-directory deb NO_LINTIAN=1' \
-	  'Swift tests (all but those of the .deb)' 'SWIFT="$(SWIFT)" ./scripts/swift-test.sh --skip "$(DEB_TESTS)"' \
 	  '&fuzz ($(or $(FUZZ_SECONDS),3) s a target)' '.build/debug/hotspot-fuzz --seconds $(or $(FUZZ_SECONDS),3)' \
-	  '&lab (real NetworkManager, QEMU; its boots side by side)' './Tests/Lab/run-lab' \
-	  '^Swift tests of the .deb and in the roots (Shell 48 and 50 with it installed, Plasma 6.3)' 'SWIFT="$(SWIFT)" SWIFT_TEST_LOG=.build/swift-test-release.log ./scripts/swift-test.sh --filter "$(DEB_TESTS)"'
+	  'Swift tests (all: the .deb'"'"'s, Shell 48 and 50 and Plasma 6.3 in the roots too)' 'flock .build/release.lock true && ./scripts/test-roots.sh > /dev/null && SWIFT="$(SWIFT)" ./scripts/swift-test.sh'
 
 # The Swift tests on a machine kept busy: stress-ng runs a CPU hog on every core (LOAD_CPUS, by
 # default all of them) for at most LOAD_SECONDS, started before the tests and stopped after them
@@ -124,13 +123,30 @@ bench-hops: deps
 
 # ---- The real-NetworkManager lab (docs/LAB.md) ---------------------------------------
 # Boots QEMU guests (root only; skipped with the reason otherwise). LAB_ARGS: e.g. --keep, --only NAME.
+# The guests run the release programs (lab-programs) and the systemd group installs the .deb: what
+# ships is what the lab tests. `--build-dir .build/debug` runs a debug build's instead.
 lab: deps
-	$(SWIFT) build
-	./Tests/Lab/run-lab $(LAB_ARGS)
+	$(MAKE) --no-print-directory deb lab-programs NO_LINTIAN=1
+	./Tests/Lab/run-lab --build-dir $(LAB_BIN) $(LAB_ARGS)
 
 lab-bench: deps
-	$(SWIFT) build
-	./Tests/Lab/run-lab --bench $(LAB_ARGS)
+	$(MAKE) --no-print-directory lab-programs
+	./Tests/Lab/run-lab --bench --build-dir $(LAB_BIN) $(LAB_ARGS)
+
+# The programs the lab's guests run, in LAB_BIN: the release binary (hotspot-helper, behind the
+# names hotspot-helperd and hotspotctl, as the .deb installs it) and the two test programs, the
+# portal simulator and the example helper, built in release beside it with the same flags (one
+# build; under QEMU's emulation a debug build's programs take seconds to start).
+LAB_BIN ?= $(RELEASE_SCRATCH)/lab-bin
+.PHONY: lab-programs
+lab-programs: release
+	$(foreach p,hotspot-portal-sim hotspot-example-helper,$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath \
+	  --scratch-path $(RELEASE_SCRATCH) --product $(p) $(HARDENING_LDFLAGS) $(LAYOUT_FLAGS) $(ORDER_FLAGS) $(RELEASE_EXTRA_FLAGS) &&) true
+	mkdir -p $(LAB_BIN)
+	ln -sfn ../release/$(MULTICALL) $(LAB_BIN)/hotspot-helperd
+	ln -sfn ../release/$(MULTICALL) $(LAB_BIN)/hotspotctl
+	ln -sfn ../release/hotspot-portal-sim $(LAB_BIN)/hotspot-portal-sim
+	ln -sfn ../release/hotspot-example-helper $(LAB_BIN)/hotspot-example-helper
 
 # The sign-in scenarios on today's NetworkManager: 1.52 in a Debian 13 root, 1.58 in a
 # forky root (scripts/test-root.sh makes and caches them), each with the release .deb from
@@ -140,9 +156,8 @@ lab-bench: deps
 LAB_RELEASES ?= trixie forky
 .PHONY: lab-releases
 lab-releases: deps
-	$(SWIFT) build
-	$(MAKE) --no-print-directory deb NO_LINTIAN=1
-	./Tests/Lab/run-lab $(foreach r,$(LAB_RELEASES),--nm-release $(r)) $(LAB_ARGS)
+	$(MAKE) --no-print-directory deb lab-programs NO_LINTIAN=1
+	./Tests/Lab/run-lab --build-dir $(LAB_BIN) $(foreach r,$(LAB_RELEASES),--nm-release $(r)) $(LAB_ARGS)
 
 # ---- Load, soak and the benchmark report ---------------------------------------------
 # BENCH_SCRATCH: the build directory (release products in BENCH_SCRATCH/release).

@@ -13,10 +13,13 @@
 # that step has ended, the script waits for it and prints its output (kept in .build/step-N.log
 # meanwhile, so the two do not interleave). Two cores do a build and the tests side by side
 # sooner than one after the other: the tests wait on processes and the bus much of the time.
-# A NAME that starts with '@' starts in the background and runs beside every step after it, until
-# a step whose NAME starts with '^' (that step first waits for every '@' step before it) or the
-# end: work that needs the network or the disk more than the CPU (the Debian roots) goes on
-# while the build uses the cores.
+# A NAME that starts with '@' starts in the background and runs beside every step after it until
+# the end (the Debian roots, which need the network and the disk more than the CPU; the release
+# build beside the debug build). A step that needs one's product waits for it itself (make test's
+# Swift tests take the release build's lock).
+# A NAME that starts with '@>' is an '@' step that starts once the '@' step before it has ended,
+# and only if that one passed (else it is listed as skipped): work that needs the other's product
+# (the lab needs the release build) starts the moment it exists, beside whatever runs then.
 # The table is also written to $STEP_TIMES (default .build/step-times.txt).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +36,8 @@ failed=0 stopped=""
 background=()  # indexes of the steps running in the background
 started_all=$(date +%s)
 mkdir -p .build
-rm -f .build/step-*.cpu
+# Left from an earlier run, a step's end would let a step waiting for it ('@>') start at once.
+rm -f .build/step-*.cpu .build/step-*.end .build/step-*.status .build/step-*.start .build/step-*.skipped
 
 fmt() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
@@ -60,6 +64,11 @@ join() {
         echo
         echo "==== $title: ${names[$j]} (ran beside the step before; its output:)"
         cat ".build/step-$j.log"
+        [ -e ".build/step-$j.start" ] && starts[$j]=$(cat ".build/step-$j.start")
+        if [ -e ".build/step-$j.skipped" ]; then
+            results[$j]="skipped ($(cat ".build/step-$j.skipped") failed)" times[$j]="-"
+            continue
+        fi
         finish "$j" "$status" "$(( $(cat ".build/step-$j.end") - starts[$j] ))" "${needs[$j]}"
     done
     steps=()
@@ -78,11 +87,13 @@ i=0
 while [ $# -gt 0 ]; do
     name=$1 command=$2
     shift 2
-    beside=0 needed=0 waits=0
+    beside=0 needed=0
+    after=""
     case "$name" in '&'*) beside=1; name=${name#&} ;; '@'*) beside=2; name=${name#@} ;; esac
-    case "$name" in '^'*) waits=1; name=${name#^} ;; esac
+    if [ "$beside" -eq 2 ]; then
+        case "$name" in '>'*) after=${long[-1]:-}; name=${name#>} ;; esac
+    fi
     case "$name" in '!'*) needed=1; name=${name#!} ;; esac
-    [ "$waits" -eq 1 ] && [ -z "$stopped" ] && join long
     names[$i]=$name needs[$i]=$needed
     if [ -n "$stopped" ]; then
         results[$i]="skipped (${stopped} failed)" times[$i]="-"
@@ -99,7 +110,24 @@ while [ $# -gt 0 ]; do
         else
             echo "     (in the background beside the steps after it; output in .build/step-$i.log)"
         fi
-        ( bash -c "$command" > ".build/step-$i.log" 2>&1; status=$?; date +%s > ".build/step-$i.end"; cpu_of "$i"; exit $status ) &
+        [ -n "$after" ] && echo "     (once '${names[$after]}' has passed)"
+        (
+            if [ -n "$after" ]; then
+                while [ ! -e ".build/step-$after.end" ]; do sleep 1; done
+                if [ "$(cat ".build/step-$after.status")" != 0 ]; then
+                    echo "${names[$after]}" > ".build/step-$i.skipped"
+                    : > ".build/step-$i.log"
+                    exit 0
+                fi
+                date +%s > ".build/step-$i.start"
+            fi
+            bash -c "$command" > ".build/step-$i.log" 2>&1
+            status=$?
+            echo "$status" > ".build/step-$i.status"
+            date +%s > ".build/step-$i.end"
+            cpu_of "$i"
+            exit $status
+        ) &
         pids[$i]=$!
         if [ "$beside" -eq 1 ]; then background+=("$i"); else long+=("$i"); fi
         i=$((i + 1))

@@ -110,7 +110,10 @@ struct PortalScenario: DaemonScenarioParts, TestWorld {
     }
 }
 
-/// Every end-to-end suite of this target, one test at a time: each runs a bus, a mock
-/// NetworkManager, a daemon and a simulator, and the timing-sensitive suites elsewhere must stay
-/// honest on 2 cores.
+/// The end-to-end suites of this target, in two chains of one test at a time: each test runs a
+/// bus, a mock NetworkManager, a daemon and a simulator, and the timing-sensitive suites elsewhere
+/// must stay honest on 2 cores. The gateways' suites (slow, refusing and one-at-a-time gateways,
+/// sessions that expire, the RFC 8908 API's sessions) mostly wait on the simulator's delays, so
+/// they are a chain of their own beside the others rather than minutes added to one chain.
 @Suite(.serialized) struct DaemonEndToEnd {}
+@Suite(.serialized) struct GatewayEndToEnd {}

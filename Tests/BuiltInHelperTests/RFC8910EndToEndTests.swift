@@ -8,7 +8,7 @@ import Testing
 /// (address and server identifier 127.0.0.1); a stand-in DHCP server on 127.0.0.1:67 answers the
 /// daemon's DHCPINFORM with option 114 naming the simulator's RFC 8908 API behind TLS. The daemon
 /// checks the link with that API, signs in at its user portal, and learns the session's end.
-extension DaemonEndToEnd {
+extension GatewayEndToEnd {
     @Suite(.enabled(if: TestEnvironment.hasDBusMock && TLSFront.available && getuid() == 0,
                     "needs dbus-daemon, python3-dbusmock, socat, openssl and root (port 67 on loopback); skipped"))
     struct RFC8910EndToEndTests {

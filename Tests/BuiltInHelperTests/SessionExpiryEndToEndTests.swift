@@ -8,7 +8,7 @@ import Testing
 /// daemon learns `seconds-remaining`, the core moves maintain before the end, the profile helper
 /// extends the session and the user stays signed in; when the portal comes back, maintain answers
 /// authentication-required and a new sign-in follows.
-extension DaemonEndToEnd {
+extension GatewayEndToEnd {
     @Suite(.enabled(if: TestEnvironment.hasDBusMock && TLSFront.available, "needs dbus-daemon, python3-dbusmock, socat and openssl; skipped"))
     struct SessionExpiryEndToEndTests {
         @Test func maintainBeforeExpiryKeepsTheUserSignedInAndAReturningPortalLeadsToANewSignIn() async throws {

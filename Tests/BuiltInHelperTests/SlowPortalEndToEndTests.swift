@@ -10,7 +10,7 @@ import Testing
 /// answers its first requests late, sends it to a splash page on another port through two GET
 /// forms, or flaps. Through the daemon, its built-in helpers and the mock NetworkManager, on
 /// loopback: signed in, Connectivity full, never disconnected.
-extension DaemonEndToEnd {
+extension GatewayEndToEnd {
     @Suite(.serialized, .enabled(if: TestEnvironment.hasDBusMock, "needs dbus-daemon and python3-dbusmock; skipped"))
     struct SlowPortalEndToEndTests {
         static let clickThroughProfile = "[CityFree]\nssid=CityFree\nsign-in=click-through\n"

@@ -16,7 +16,7 @@ import Testing
 ///
 /// Slow routers answer 6–10 s late (30 s with the site's patience configured to match); these
 /// scenarios use 6–8 s, and the silent gateway answers nothing for 40 s, as one was seen to.
-extension DaemonEndToEnd {
+extension GatewayEndToEnd {
     @Suite(.serialized, .enabled(if: TestEnvironment.hasDBusMock, "needs dbus-daemon and python3-dbusmock; skipped"))
     struct SlowRouterEndToEndTests {
         /// The requests the slow router made a client wait for before the sign-in, and what
