@@ -30,10 +30,16 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
         var extra: [pollfd] = []
     }
 
-    /// The jobs of the connection's actor, and of any actor that shares its executor
-    /// (`Connection.unownedExecutor`), in the order they came.
+    /// What the thread runs: a job of the connection's actor or of an actor sharing its executor
+    /// (`Connection.unownedExecutor`), or work handed over with ``perform(_:)``.
+    enum Work {
+        case job(UnownedJob)
+        case work(@Sendable () -> Void)
+    }
+
+    /// The thread's work, in the order it came.
     private struct Queue {
-        var jobs: [UnownedJob] = []
+        var jobs: [Work] = []
         var sleeping = false
         var stopping = false
     }
@@ -91,9 +97,19 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let unowned = UnownedJob(job)
+        append(.job(UnownedJob(job)))
+    }
+
+    /// Runs `work` on the thread, in order with its jobs, with no task made for it: a send
+    /// handed over from another thread costs one wake-up of this one, where a task would first
+    /// wake a worker of the programs' pool to hop here.
+    func perform(_ work: @escaping @Sendable () -> Void) {
+        append(.work(work))
+    }
+
+    private func append(_ work: Work) {
         let wake = queue.withLock { q -> Bool in
-            q.jobs.append(unowned)
+            q.jobs.append(work)
             defer { q.sleeping = false }
             return q.sleeping
         }
@@ -136,7 +152,7 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
             var ranAny = false
             var stopping = false
             while true {
-                let (jobs, stop) = queue.withLock { q -> ([UnownedJob], Bool) in
+                let (jobs, stop) = queue.withLock { q -> ([Work], Bool) in
                     let batch = q.jobs
                     q.jobs.removeAll(keepingCapacity: true)
                     return (batch, q.stopping)
@@ -168,7 +184,7 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
             client?.ioReady(revents: rc > 0 ? fds[1].revents : 0, extra: rc > 0 && fds.count > 2 ? Array(fds[2...]) : [])
         }
         // Run what came meanwhile.
-        let left = queue.withLock { q -> [UnownedJob] in
+        let left = queue.withLock { q -> [Work] in
             defer { q.jobs = [] }
             return q.jobs
         }
@@ -176,7 +192,12 @@ final class BusThread: SerialExecutor, @unchecked Sendable {
         threadID.store(0, ordering: .releasing)
     }
 
-    private func run(_ jobs: [UnownedJob], on me: UnownedSerialExecutor) {
-        for job in jobs { job.runSynchronously(on: me) }
+    private func run(_ jobs: [Work], on me: UnownedSerialExecutor) {
+        for item in jobs {
+            switch item {
+            case .job(let job): job.runSynchronously(on: me)
+            case .work(let work): work()
+            }
+        }
     }
 }

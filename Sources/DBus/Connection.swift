@@ -385,13 +385,16 @@ public actor Connection {
 
     /// Sends a method call at once when called on the connection's thread (code isolated to an
     /// actor that shares the connection's executor, `unownedExecutor`) and returns its reply to
-    /// await. Elsewhere the call is sent when the reply is first awaited. Sending before a task is
-    /// made for the reply keeps the message ahead of the jobs already queued on the thread.
+    /// await. Elsewhere the call is handed to the thread at once (``BusThread/perform(_:)``) and
+    /// sent there, in order with what is queued on it: no task is made for the send, so it costs
+    /// one wake-up of the connection's thread, not a worker's and then the thread's, and it does
+    /// not wait for the reply to be awaited. Sending before a task is made for the reply keeps the
+    /// message ahead of the jobs already queued on the thread.
     public nonisolated func callNow(destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
                                     body: [DBusValue] = [], timeout: Duration = .seconds(25)) -> PendingReply {
         let reply = PendingReply(connection: self, destination: destination, path: path, interface: interface, member: member,
                                  body: body, timeout: timeout)
-        if isOnConnectionThread { assumeIsolated { $0.start(reply) } }
+        startSoon(reply)
         return reply
     }
 
@@ -402,8 +405,25 @@ public actor Connection {
                                     body: [DBusValue] = [], timeout: Duration = .seconds(25)) -> PendingReply {
         let reply = PendingReply(connection: self, destination: nil, path: path, interface: interface, member: member,
                                  body: body, timeout: timeout, link: link)
-        if isOnConnectionThread { assumeIsolated { $0.start(reply) } }
+        startSoon(reply)
         return reply
+    }
+
+    /// Runs `work` on the connection's thread, in order with the jobs queued there, and returns
+    /// at once: for a send whose caller has nothing to wait for (a signal, a property change).
+    /// Where `await` on the connection would wake this thread and then, once the send is made,
+    /// a worker of the programs' pool to resume the caller, this wakes the thread alone, and the
+    /// caller goes on. Work handed over this way runs in the order it was handed over.
+    public nonisolated func perform(_ work: @escaping @Sendable (isolated Connection) -> Void) {
+        if isOnConnectionThread { return assumeIsolated { work($0) } }
+        thread.perform { [self] in assumeIsolated { work($0) } }
+    }
+
+    /// Sends `reply`'s call now on the connection's thread, or hands it to that thread.
+    private nonisolated func startSoon(_ reply: PendingReply) {
+        if isOnConnectionThread { return assumeIsolated { $0.start(reply) } }
+        reply.handOver()
+        thread.perform { [self] in assumeIsolated { $0.start(reply) } }
     }
 
     func start(_ reply: PendingReply) {

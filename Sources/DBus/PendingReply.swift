@@ -16,6 +16,9 @@ public final class PendingReply: Sendable {
 
     private struct State {
         var call: Call?
+        /// Whether the call was handed to the connection's thread to send (``Connection/callNow(destination:path:interface:member:body:timeout:)``
+        /// off that thread): awaiting the reply then waits, without a hop there of its own.
+        var handedOver = false
         var serial: UInt32?
         var result: Result<Message, DBusError>?
         var waiters: [CheckedContinuation<Message, any Error>] = []
@@ -33,10 +36,12 @@ public final class PendingReply: Sendable {
 
     /// The call to send, once.
     func take() -> Call? { state.withLock { s in defer { s.call = nil }; return s.call } }
+    func handOver() { state.withLock { $0.handedOver = true } }
     func sent(_ serial: UInt32) { state.withLock { $0.serial = serial } }
     var serial: UInt32? { state.withLock { $0.serial } }
 
-    /// Whether the call has left (callNow on the connection's thread sends it at once).
+    /// Whether the call has left (callNow sends it at once on the connection's thread, and hands
+    /// it to that thread from anywhere else).
     public var wasSent: Bool { state.withLock { $0.serial != nil } }
 
     func fulfill(_ result: Result<Message, DBusError>) {
@@ -52,7 +57,7 @@ public final class PendingReply: Sendable {
     /// The reply message. Throws as ``Connection/callMessage(destination:path:interface:member:body:timeout:autoStart:interactive:)``
     /// does; cancelling a task that awaits it cancels the call (for every task awaiting it).
     public func message() async throws -> Message {
-        if state.withLock({ $0.call != nil }) { await connection.start(self) }
+        if state.withLock({ $0.call != nil && !$0.handedOver }) { await connection.start(self) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Message, any Error>) in
                 let done = state.withLock { s -> Result<Message, DBusError>? in

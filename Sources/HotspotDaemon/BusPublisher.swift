@@ -66,20 +66,20 @@ final class BusPublisher: Service {
         case .interface(let record, let properties):
             var values: [String: DBusValue] = [:]
             for p in properties { values[p.key] = await value(p, of: record) }
-            try? await bus.propertiesChanged(path: HotspotContract.interfacePath(record.number), interface: HotspotContract.interfaceInterface, values)
+            bus.perform { [values] in try? $0.propertiesChanged(path: HotspotContract.interfacePath(record.number), interface: HotspotContract.interfaceInterface, values) }
         case .uiRequired(let number, let displayName, let network):
             // A broadcast: every uid may listen, so no location data (GetNetwork has it).
-            try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
-                                member: HotspotContract.Manager.uiRequired.name,
-                                body: [.objectPath(HotspotContract.interfacePath(number)), .string(displayName), WireNetwork.encodePublic(network)])
+            let body: [DBusValue] = [.objectPath(HotspotContract.interfacePath(number)), .string(displayName), WireNetwork.encodePublic(network)]
+            bus.perform { try? $0.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                                       member: HotspotContract.Manager.uiRequired.name, body: body) }
         case .commandCompleted(let number, let helper, let command, let completion, let seconds):
-            try? await bus.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
-                                member: HotspotContract.Manager.commandCompleted.name,
-                                body: [.objectPath(HotspotContract.interfacePath(number)), .string(helper.rawValue), .string(command.rawValue),
-                                       .string(completion.wireName), .double(seconds)])
+            let body: [DBusValue] = [.objectPath(HotspotContract.interfacePath(number)), .string(helper.rawValue), .string(command.rawValue),
+                                     .string(completion.wireName), .double(seconds)]
+            bus.perform { try? $0.emit(path: HotspotContract.managerPath, interface: HotspotContract.managerInterface,
+                                       member: HotspotContract.Manager.commandCompleted.name, body: body) }
         case .scanListChanged(let number):
-            try? await bus.emit(path: HotspotContract.interfacePath(number), interface: HotspotContract.interfaceInterface,
-                                member: HotspotContract.Interface.scanListChanged.name, body: [])
+            bus.perform { try? $0.emit(path: HotspotContract.interfacePath(number), interface: HotspotContract.interfaceInterface,
+                                       member: HotspotContract.Interface.scanListChanged.name, body: []) }
         }
     }
 

@@ -352,8 +352,8 @@ struct BusTests {
     }
 
     /// callNow sends at once on the connection's thread (an immediate handler runs there), and
-    /// elsewhere when the reply is first awaited; its reply, errors, deadline and cancellation
-    /// are those of call().
+    /// from elsewhere hands the call to that thread at once, so it leaves whether or not its reply
+    /// is awaited; its reply, errors, deadline and cancellation are those of call().
     @Test func callNowSendsAtOnceOnTheConnectionsThread() async throws {
         let f = try await BusFixture()
         let client = f.client
@@ -361,9 +361,13 @@ struct BusTests {
             client.callNow(destination: BusFixture.serviceName, path: TestObject.path, interface: TestObject.interface, member: "Echo",
                            body: [.variant(.string(text))], timeout: .seconds(10))
         }
-        // Off the thread: sent when awaited.
+        // Off the thread: handed to the thread and sent with nobody awaiting the reply (the
+        // server gets it), and answered when awaited.
+        let unawaited = client.callNow(destination: BusFixture.serviceName, path: TestObject.path, interface: TestObject.interface,
+                                       member: "Sleep", body: [.uint32(0)], timeout: .seconds(10))
+        try await f.object.waitForSleeper()
+        #expect(unawaited.wasSent)
         let later = echo("later")
-        #expect(!later.wasSent)
         #expect(try await later.body() == [.variant("later")])
         #expect(later.wasSent)
         // On the thread: sent before the handler returns.
@@ -390,9 +394,28 @@ struct BusTests {
         let cancelled = client.callNow(destination: BusFixture.serviceName, path: TestObject.path, interface: TestObject.interface,
                                        member: "Sleep", body: [.uint32(5_000)])
         let waiting = Task { try await cancelled.body() }
-        try await f.object.waitForSleeper(2)  // the timed-out call was the first
+        try await f.object.waitForSleeper(3)  // the unawaited call was the first, the timed-out one the second
         waiting.cancel()
         await #expect { try await waiting.value } throws: { ($0 as? DBus.DBusError) == .cancelled }
+    }
+
+    /// perform runs work on the connection's thread, in the order it was handed over and in order
+    /// with the actor's jobs, and does not wait for it.
+    @Test func performRunsWorkOnTheConnectionsThreadInOrder() async throws {
+        let f = try await BusFixture()
+        let ran = Mutex<[Int]>([])
+        let elsewhere = Mutex(0)
+        #expect(!f.client.isOnConnectionThread)
+        for i in 0..<200 {
+            f.client.perform { c in
+                if !c.isOnConnectionThread { elsewhere.withLock { $0 += 1 } }
+                ran.withLock { $0.append(i) }
+            }
+        }
+        // A job of the actor queued after the work runs after it.
+        _ = await f.client.isConnected
+        #expect(ran.withLock { $0 } == Array(0..<200))
+        #expect(elsewhere.withLock { $0 } == 0)
     }
 
     @Test func theBusGoingAwayFailsPendingCallsAndIsReported() async throws {
