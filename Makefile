@@ -59,8 +59,8 @@ build: build-deps
 #   than the CPU; a second once cached) start first and go on beside everything.
 # - The release build starts at once beside the debug build: the .deb, and the programs the lab
 #   runs (lab-programs: the release binary the .deb ships, and the simulator and example helper
-#   built in release beside it). It holds .build/release.lock while it builds; the Swift tests
-#   wait for that lock (they start minutes after it was taken), so they read a finished .deb.
+#   built in release beside it). It holds .build/release.lock while it makes the .deb; the Swift
+#   tests wait for that lock (they start minutes after it was taken), so they read a finished .deb.
 # - The lab starts the moment the release build has passed, beside the rest (its boots side by
 #   side; Tests/Lab/run-lab --sequential does not): under QEMU's emulation the release programs
 #   start in a fraction of the debug ones' time and use a third less CPU.
@@ -69,7 +69,7 @@ build: build-deps
 test: deps
 	./scripts/timed-steps.sh "make test" \
 	  '@Debian 13 (with Plasma) and forky roots (made once, beside everything)' './scripts/test-roots.sh' \
-	  '@release build: the .deb and the lab'"'"'s programs (beside the debug build)' 'mkdir -p .build && flock .build/release.lock $(MAKE) --no-print-directory deb lab-programs NO_LINTIAN=1' \
+	  '@release build: the .deb and the lab'"'"'s programs (beside the debug build)' 'mkdir -p .build && flock .build/release.lock $(MAKE) --no-print-directory deb NO_LINTIAN=1 && $(MAKE) --no-print-directory lab-programs' \
 	  '@>lab (real NetworkManager, QEMU, the release programs; its boots side by side)' './Tests/Lab/run-lab --build-dir $(LAB_BIN)' \
 	  '!build (debug, with tests)' '$(SWIFT) build --build-tests' \
 	  '&fuzz ($(or $(FUZZ_SECONDS),3) s a target)' '.build/debug/hotspot-fuzz --seconds $(or $(FUZZ_SECONDS),3)' \

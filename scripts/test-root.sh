@@ -21,7 +21,7 @@
 #
 # trixie-plasma is the trixie root (made first if missing) copied, with KDE Plasma 6.3's network
 # management added: plasma-nm (its QML module, org.kde.plasma.networkmanagement, its applet's
-# QML files and its kded module), the qml runtime and kded6 (DesktopTests.PlasmaRootTests). A
+# QML files and its kded module), the qml runtime and kded6 (PackageTests.PlasmaRootTests). A
 # cache of its own, so the trixie root the other tests use stays as it is.
 set -euo pipefail
 

@@ -65,7 +65,7 @@ extension GnomeShell: ShellSession {
     var major: Int { 43 }
 }
 
-extension DesktopTests {
+extension PackageTests {
     /// The extension where today's users run it: GNOME Shell 48 (Debian 13, trixie) and 50
     /// (forky), each in a cached Debian root (scripts/test-root.sh) seen through an overlay, into
     /// which the packages built from this tree are installed with apt. The daemon the package

@@ -8,7 +8,7 @@ import HotspotTesting
 import Synchronization
 import Testing
 
-extension DesktopTests {
+extension PackageTests {
     /// KDE Plasma 6.3's own network management (plasma-nm, Debian 13) against the daemon: in a
     /// cached Debian 13 root with plasma-nm (scripts/test-root.sh trixie-plasma) seen through an
     /// overlay, the applet's own list page (its ConnectionListPage.qml and ConnectionItem.qml over

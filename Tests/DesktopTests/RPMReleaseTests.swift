@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import HotspotProtocol
 
-extension DesktopTests {
+extension PackageTests {
     /// The .rpm: packaging/rpm/hotspot-helper.spec built by rpmbuild from the tree (`make rpm`),
     /// with the release build `make deb` made (no Swift rpm exists here to build one inside
     /// rpmbuild), then read back with rpm and checked by rpmlint. Runs with the .deb's tests.

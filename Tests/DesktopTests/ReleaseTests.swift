@@ -45,7 +45,7 @@ enum ReleaseBuild {
     }
 }
 
-extension DesktopTests {
+extension PackageTests {
     /// The release programs `make deb` packages (stripped, static Swift runtime, one binary behind
     /// three names): the signals the debug builds were tested with, which the release builds
     /// used to ignore.
