@@ -107,7 +107,7 @@ extension PackageTests {
             try await s.waitUntil("Shell has the connection ACTIVATED with full connectivity") { try await shell.mainConnectionSettled() }
             #expect(try await shell.portalNotificationsSeen().isEmpty, "Shell asked to sign in for the held join\n\(shell.log)")
             try await s.openWiFiMenu(shell)
-            try await shell.screenshot(to: GnomeShellTests.screenshots.appendingPathComponent("gnome\(major)-wifi-menu-signed-in.png"))
+            try await shell.screenshot(to: DesktopTests.GnomeShellTests.screenshots.appendingPathComponent("gnome\(major)-wifi-menu-signed-in.png"))
 
             // The user turns the extension off: Shell's own menu; on again: the names are back.
             _ = try await shell.eval("\(shell.main).extensionManager.disableExtension('\(Self.uuid)')")
@@ -198,7 +198,7 @@ extension PackageTests {
             #expect(!dialog.markup)
             let quiet = try await s.holdsThroughout(.seconds(8)) { try await shell.portalNotificationsSeen().isEmpty }
             #expect(quiet, "Shell posted its sign-in notification under the extension's dialog\n\(shell.log)")
-            try await shell.screenshot(to: GnomeShellTests.screenshots.appendingPathComponent("gnome\(major)-sign-in-dialog.png"))
+            try await shell.screenshot(to: DesktopTests.GnomeShellTests.screenshots.appendingPathComponent("gnome\(major)-sign-in-dialog.png"))
 
             // Cancel brings Shell's own notification.
             try await s.fillSignIn(shell, [:], press: "Cancel")
@@ -229,7 +229,7 @@ extension PackageTests {
             let notified = try await shell.portalNotificationsSeen().count
             try await s.fillSignIn(shell, ["Room number": "999", "Surname": "Martin"], press: "Sign in")
             try await s.waitForSignInDialog(shell, "the dialog shows the portal's message") { $0.all.contains("Room number and surname do not match a guest.") }
-            try await shell.screenshot(to: GnomeShellTests.screenshots.appendingPathComponent("gnome\(major)-sign-in-dialog-rejected.png"))
+            try await shell.screenshot(to: DesktopTests.GnomeShellTests.screenshots.appendingPathComponent("gnome\(major)-sign-in-dialog-rejected.png"))
             try await s.fillSignIn(shell, ["Room number": "412", "Surname": "Martin"], press: "Sign in")
             try await s.waitUntil("the dialog closes once signed in") { try await s.signInDialog(shell) == nil }
             try await s.waitFor("authenticated")

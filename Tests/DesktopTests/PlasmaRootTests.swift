@@ -41,7 +41,7 @@ extension PackageTests {
                 $0.named == [.init("Coffee Corner", "CoffeeShop", .connection), .init("CityFree", "CityFree", .accessPoint),
                              .init("Library", "Library", .accessPoint)]
             }
-            try await list.picture(to: GnomeShellTests.screenshots.appendingPathComponent("plasma-network-list.png"))
+            try await list.picture(to: DesktopTests.GnomeShellTests.screenshots.appendingPathComponent("plasma-network-list.png"))
 
             // plasma-nm's kded module, then the agent (which sees Plasma on the session bus).
             try await session.startKDED()
@@ -81,7 +81,7 @@ extension PackageTests {
             #expect(held.first?.title == "Network authentication", "\(held)")
             let signedIn = try await session.notifications().filter { $0.title == "Signed in to CityFree" }
             #expect(signedIn.map(\.body) == ["Signed in by City Free Wi-Fi"], "\(signedIn)")
-            try await list.picture(to: GnomeShellTests.screenshots.appendingPathComponent("plasma-network-list-signed-in.png"))
+            try await list.picture(to: DesktopTests.GnomeShellTests.screenshots.appendingPathComponent("plasma-network-list-signed-in.png"))
 
             // The helper needs the user at Library: the daemon lets the join through at once,
             // NetworkManager says PORTAL, and Plasma prompts: its notification (persistent) and
@@ -103,7 +103,7 @@ extension PackageTests {
             try await session.waitForList(list, "the list says to log in, Library connected") {
                 $0.connectivity == PlasmaSession.portal && $0.rows.contains { $0.name == "Library" && $0.state == PlasmaSession.activated }
             }
-            try await list.picture(to: GnomeShellTests.screenshots.appendingPathComponent("plasma-network-list-needs-sign-in.png"))
+            try await list.picture(to: DesktopTests.GnomeShellTests.screenshots.appendingPathComponent("plasma-network-list-needs-sign-in.png"))
             let ours = try await session.notifications().filter { $0.appName == "Hotspot Helper" }.map(\.title)
             #expect(ours == ["Signed in to CityFree"], "the agent's notifications: \(ours)")
             // No profile was made for a network nobody joined: NetworkManager has the helper's

@@ -19,10 +19,10 @@ extension PackageTests {
         }
 
         @Test func makeRpmBuildsAPackageAtFedorasPathsThatRpmlintPasses() async throws {
-            let dir = try InstallTests.temporaryDirectory("hotspot-rpm")
+            let dir = try DesktopTests.InstallTests.temporaryDirectory("hotspot-rpm")
             defer { try? FileManager.default.removeItem(at: dir) }
             let products = (ReleaseBuild.unstripped as NSString).deletingLastPathComponent
-            let r = try await InstallTests.make("rpm", ["RPM_DIR": dir.path, "BUILT_PRODUCTS": products, "NO_RPMLINT": "1"])
+            let r = try await DesktopTests.InstallTests.make("rpm", ["RPM_DIR": dir.path, "BUILT_PRODUCTS": products, "NO_RPMLINT": "1"])
             try #require(r.status == 0, "make rpm failed:\n\(r.stdout)\n\(r.stderr)")
             let name = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasPrefix("hotspot-helper-\(ProductVersion.current)-1") && $0.hasSuffix(".rpm") })
             let package = dir.appendingPathComponent(name).path
@@ -63,7 +63,7 @@ extension PackageTests {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             let unpack = try await ManagedProcess.run("/bin/sh", ["-c", "cd \"$1\" && rpm2cpio \"$2\" | cpio -idm --quiet", "sh", root.path, package])
             try #require(unpack.status == 0, "\(unpack.stderr)")
-            try await InstallPathsTests.expectEveryNamedPathInstalled(root: root.path, statedir: "/var/lib/hotspot-helper", sysconfdir: "/etc")
+            try await DesktopTests.InstallPathsTests.expectEveryNamedPathInstalled(root: root.path, statedir: "/var/lib/hotspot-helper", sysconfdir: "/etc")
             let unit = try String(contentsOfFile: root.path + "/usr/lib/systemd/system/hotspot-helperd.service", encoding: .utf8)
             #expect(unit.contains("\nExecStart=/usr/libexec/hotspot-helperd\n"))
 

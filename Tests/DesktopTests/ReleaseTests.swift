@@ -67,7 +67,7 @@ extension PackageTests {
         @Test func releaseAgentEndsWithStatusZeroOnSIGTERMAndOnSIGINT() async throws {
             let d = try await Desktop()
             for signal in [SIGTERM, SIGINT] {
-                let s = try await AgentTests.Session()
+                let s = try await DesktopTests.AgentTests.Session()
                 let agent = try ManagedProcess.launch(ReleaseBuild.program(ReleaseBuild.agent), ["--browser", s.browser.path],
                                                       environment: ["DBUS_SYSTEM_BUS_ADDRESS": d.bus.address, "DBUS_SESSION_BUS_ADDRESS": s.bus.address])
                 #expect(await agent.waitForOutput(containing: "listening to hotspot-helperd"), "\(agent.output)")
