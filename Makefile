@@ -64,14 +64,18 @@ build: build-deps
 # - The lab starts the moment the release build has passed, beside the rest (its boots side by
 #   side; Tests/Lab/run-lab --sequential does not): under QEMU's emulation the release programs
 #   start in a fraction of the debug ones' time and use a third less CPU.
+# - The release build and then the lab are the longest path (11 and 11 minutes on a fresh 2-core
+#   machine, against 9 for the debug build and 5 for the Swift tests after it), so the release
+#   build has the cores first: the debug build and the roots run at a lower priority (nice) and
+#   take what it and the lab's guests leave.
 # - The Swift tests, all of them in one run (the .deb's and those in the roots too, which wait for
 #   the roots with scripts/test-roots.sh), once the debug build is done; fuzzing beside them.
 test: deps
 	./scripts/timed-steps.sh "make test" \
-	  '@Debian 13 (with Plasma) and forky roots (made once, beside everything)' './scripts/test-roots.sh' \
+	  '@Debian 13 (with Plasma) and forky roots (made once, beside everything)' 'nice -n 10 ./scripts/test-roots.sh' \
 	  '@release build: the .deb and the lab'"'"'s programs (beside the debug build)' 'mkdir -p .build && flock .build/release.lock $(MAKE) --no-print-directory deb NO_LINTIAN=1 && $(MAKE) --no-print-directory lab-programs' \
 	  '@>lab (real NetworkManager, QEMU, the release programs; its boots side by side)' './Tests/Lab/run-lab --build-dir $(LAB_BIN)' \
-	  '!build (debug, with tests)' '$(SWIFT) build --build-tests' \
+	  '!build (debug, with tests)' 'nice -n 5 $(SWIFT) build --build-tests' \
 	  '&fuzz ($(or $(FUZZ_SECONDS),3) s a target)' '.build/debug/hotspot-fuzz --seconds $(or $(FUZZ_SECONDS),3)' \
 	  'Swift tests (all: the .deb'"'"'s, Shell 48 and 50 and Plasma 6.3 in the roots too)' 'flock .build/release.lock true && ./scripts/test-roots.sh > /dev/null && SWIFT="$(SWIFT)" ./scripts/swift-test.sh'
 
