@@ -66,13 +66,14 @@ build: build-deps
 #   start in a fraction of the debug ones' time and use a third less CPU.
 # - The release build and then the lab are the longest path (11 and 11 minutes on a fresh 2-core
 #   machine, against 9 for the debug build and 5 for the Swift tests after it), so the release
-#   build has the cores first: the debug build and the roots run at a lower priority (nice) and
-#   take what it and the lab's guests leave.
+#   build has the cores first: the debug build runs at a lower priority (nice) and takes what it
+#   and the lab's guests leave. Not the roots: the Swift tests wait for them, and under nice they
+#   were made 5 minutes after the debug build was done (7 minutes otherwise).
 # - The Swift tests, all of them in one run (the .deb's and those in the roots too, which wait for
 #   the roots with scripts/test-roots.sh), once the debug build is done; fuzzing beside them.
 test: deps
 	./scripts/timed-steps.sh "make test" \
-	  '@Debian 13 (with Plasma) and forky roots (made once, beside everything)' 'nice -n 10 ./scripts/test-roots.sh' \
+	  '@Debian 13 (with Plasma) and forky roots (made once, beside everything)' './scripts/test-roots.sh' \
 	  '@release build: the .deb and the lab'"'"'s programs (beside the debug build)' 'mkdir -p .build && flock .build/release.lock $(MAKE) --no-print-directory deb NO_LINTIAN=1 && $(MAKE) --no-print-directory lab-programs' \
 	  '@>lab (real NetworkManager, QEMU, the release programs; its boots side by side)' './Tests/Lab/run-lab --build-dir $(LAB_BIN)' \
 	  '!build (debug, with tests)' 'nice -n 5 $(SWIFT) build --build-tests' \
