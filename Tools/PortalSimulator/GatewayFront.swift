@@ -68,29 +68,13 @@ final class GatewayFront: Sendable {
         func relayInTurn() { front.relay(socket, client: client) }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ d: String) { description = d }
-    }
-
     /// Listens on `host:port` (0: any free port) in front of `innerPort` on 127.0.0.1; each
     /// connection accepted goes to `arrived`, on the accept loop's thread.
     init(host: String, port: UInt16, innerPort: UInt16, arrived: @escaping @Sendable (Arrival) -> Void) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure("socket: errno \(errno)") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { close(fd); throw Failure("not an IPv4 address: \(host)") }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0, listen(fd, 64) == 0 else { close(fd); throw Failure("bind/listen \(host):\(port): errno \(errno)") }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let (fd, bound) = try boundIPv4Socket(type: Int32(SOCK_STREAM.rawValue), host: host, port: port)
+        guard listen(fd, 64) == 0 else { let e = errno; close(fd); throw SimulatorError("cannot listen on \(host):\(port): errno \(e)") }
         self.listener = fd
-        self.port = UInt16(bigEndian: actual.sin_port)
+        self.port = bound
         self.innerPort = innerPort
         self.host = host
         self.arrived = arrived

@@ -20,21 +20,9 @@ public final class SimulatorDNS: Sendable {
         var addr = in_addr()
         guard inet_pton(AF_INET, answer, &addr) == 1 else { throw SimulatorError("DNS answer \(answer) is not an IPv4 address") }
         let answerBytes = withUnsafeBytes(of: addr) { Array($0) }
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw SimulatorError("socket: \(errno)") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var sa = sockaddr_in()
-        sa.sin_family = sa_family_t(AF_INET)
-        sa.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &sa.sin_addr) == 1 else { close(fd); throw SimulatorError("\(host) is not an IPv4 address") }
-        let bound = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0 else { close(fd); throw SimulatorError("cannot bind DNS to \(host):\(port): errno \(errno)") }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        let (fd, bound) = try boundIPv4Socket(type: Int32(SOCK_DGRAM.rawValue), host: host, port: port)
         self.fd = fd
-        self.port = UInt16(bigEndian: sa.sin_port)
+        self.port = bound
         let thread = Thread { [self] in serve(answerBytes) }
         thread.name = "sim-dns"
         thread.start()
@@ -92,9 +80,3 @@ public final class SimulatorDNS: Sendable {
     }
 }
 
-/// A simulator setup error.
-public struct SimulatorError: Error, CustomStringConvertible {
-    /// What went wrong.
-    public var description: String
-    init(_ d: String) { description = d }
-}
