@@ -326,6 +326,7 @@ def scan_list(lab):
                     mismatch[0] = f"{row['ssid']}: (display-name, has-password, secure) is {have}, expected {want[row['ssid']]}"
                     return None
         return got
+    nm_lists(lab, expected)
     try:
         rows = wait("every access point annotated as expected in `hotspotctl --json networks`", settled, 60, interval=1)
     except Failed:
@@ -496,6 +497,7 @@ def roaming(lab):
     if not name:
         raise Failed(f"active access point {first!r} is neither RoamNet BSSID")
     other = BSSIDS["roamB" if name[0] == "roamA" else "roamA"]
+    nm_lists(lab, [other])
     # The AP goes away: hostapd stops and its radio's interface goes down. (With the interface
     # still up, mac80211_hwsim keeps acknowledging frames sent to its address, so the client never
     # notices the AP is gone.)
@@ -525,6 +527,20 @@ def roaming_bssid(lab):
     bssid = str(lab.bus.daemon_network().get("bssid", "")).lower()
     if bssid != other:
         raise Failed(f"the daemon's Network still names BSSID {bssid} after NetworkManager moved to {other}")
+
+
+def nm_lists(lab, bssids, timeout=90):
+    """Waits until NetworkManager lists every access point in `bssids` on wlan0, asking it to rescan
+    while one is missing: under TCG a scan can miss an access point's answer (a run once saw seven
+    of the eight at the start, and later NetworkManager never took the missed one as its active
+    access point when wpa_supplicant roamed to it)."""
+    def listed():
+        if set(bssids) <= set(lab.bus.access_points()):
+            return True
+        nmcli("device", "wifi", "rescan", "ifname", "wlan0", check=False)
+        time.sleep(2)
+        return set(bssids) <= set(lab.bus.access_points())
+    wait(f"NetworkManager listing {', '.join(sorted(bssids))} on wlan0", listed, timeout, interval=1)
 
 
 def visible(ssid, timeout=90):
