@@ -767,8 +767,11 @@ GROUPS = {
     # The sign-in scenarios, run on other releases' NetworkManager (run-lab --nm-release: 1.52 in
     # Debian 13's root, 1.58 in forky's) with the release package installed there.
     "signin": [click_through, wispr, capport, needs_user, hung_helper, provisioned_password],
-    "nm": [scan_list, not_captive, click_through, wispr, capport, helper_failure, needs_user, hung_helper, password_as_root,
-           provisioned_password, rfc8910, roaming, roaming_bssid, nm_restart],
+    # Listing and signing in on real NetworkManager, and its join hold.
+    "nm": [scan_list, not_captive, click_through, wispr, capport, helper_failure, needs_user, hung_helper],
+    # The link around a sign-in: the passwords NetworkManager asks for, DHCP's portal option,
+    # roaming and NetworkManager's restart (its own access points: Office, HomeNet, RoamNet, CapNet).
+    "links": [password_as_root, provisioned_password, rfc8910, roaming, roaming_bssid, nm_restart],
 }
 NAMES = {scan_list: "scan-list", not_captive: "not-captive", click_through: "click-through-signin", wispr: "wispr-signin",
          capport: "capport-signin", helper_failure: "helper-failure-autoconnect", password_as_root: "password-root-agent",

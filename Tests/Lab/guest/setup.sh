@@ -41,20 +41,21 @@ hotel wlan13 HotelNet br-hotel 10.13.0 venue open --venue hotel
 # SlowNet, NdsNet and FlapNet come up only for the portals group: every access point is one more
 # radio beaconing on the simulated medium, which other groups' joins under TCG need not share. In a
 # boot serving other groups first (lab.group=nm,portals) they start when the portals group does
-# (lab_portals_aps), after the other access points have stopped. The signin group (the sign-in
-# scenarios run on other releases' NetworkManager) starts only the networks it joins, and so does the
-# systemd group (CityFree for sandboxed-signin, HotelNet for remembered-signin: HotelNet comes up
+# (lab_portals_aps), after the other access points have stopped. The links, signin (the sign-in
+# scenarios run on other releases' NetworkManager) and systemd groups start only the networks they
+# join (systemd: CityFree for sandboxed-signin, HotelNet for remembered-signin: HotelNet comes up
 # in no other boot).
 LAB_PORTAL_APS=$(grep -E '^(slow|nds|flap|slowr) ' <<< "$LAB_APS")
 LAB_ALL_APS=$LAB_APS
 LAB_APS_LATER=""
 case ",$LAB_GROUP," in
     ,portals,) LAB_APS=$LAB_PORTAL_APS ;;
-    *,portals,*) LAB_APS=$(grep -v -E '^(slow|nds|flap|slowr|hotel) ' <<< "$LAB_APS"); LAB_APS_LATER=$LAB_PORTAL_APS ;;
+    ,links,*) LAB_APS=$(grep -E '^(office|home|roamA|roamB|cap) ' <<< "$LAB_APS") ;;
     ,signin,) LAB_APS=$(grep -E '^(city|office|fail|wispr|cap) ' <<< "$LAB_APS") ;;
     ,systemd,) LAB_APS=$(grep -E '^(city|hotel) ' <<< "$LAB_APS") ;;
     *) LAB_APS=$(grep -v -E '^(slow|nds|flap|slowr|hotel) ' <<< "$LAB_APS") ;;
 esac
+case ",$LAB_GROUP," in ,portals,) ;; *,portals,*) LAB_APS_LATER=$LAB_PORTAL_APS ;; esac
 # Radio N is wlanN (BSSID 02:00:00:00:0N:00, which the scenarios know): as many radios as the
 # highest-numbered interface the boot uses needs, radio 0 for the client; a radio no access point
 # uses stays down in the ap namespace and sends nothing.
