@@ -609,7 +609,18 @@ def provisioned_password(lab):
     uid 1000, with a stand-in desktop agent that records every call and answers a wrong password,
     `nmcli dev wifi connect Office`, activating the provisioned profile and autoconnect all join
     with the profile's password, and the desktop agent is never asked."""
-    uuid = wait("the daemon's provisioned in-memory profile for Office", lambda: provisioned_profiles(), 60, interval=1)[0]
+    # The daemon makes a profile only for a network it saw in two scan lists 30 s apart (a beacon
+    # flood mints none): NetworkManager's idle scans come every few seconds to two minutes, so ask
+    # it for some (the links boot gets here about a minute after the daemon started).
+    rescanned = [0.0]
+
+    def provisioned():
+        found = provisioned_profiles()
+        if not found and now() - rescanned[0] > 10:
+            nmcli("device", "wifi", "rescan", "ifname", "wlan0", check=False)
+            rescanned[0] = now()
+        return found
+    uuid = wait("the daemon's provisioned in-memory profile for Office", provisioned, 120, interval=1)[0]
     shown = nmcli("-g", "802-11-wireless.ssid,802-11-wireless-security.psk-flags,connection.permissions", "connection", "show", "uuid", uuid)
     if shown.split("\n")[:2] != ["Office", "0"]:
         raise Failed(f"the provisioned profile shows (ssid, psk-flags) {shown.split(chr(10))[:2]}, expected Office with psk-flags 0")
