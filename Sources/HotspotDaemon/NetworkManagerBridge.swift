@@ -101,6 +101,8 @@ final class NetworkManagerWatcher: Service {
             await engine.interfaceRenamed(from: InterfaceID(old), to: InterfaceID(device.interfaceName))
         case .deviceStateChanged:
             await provisioner.deviceStateChanged()
+        case .profilesChanged:
+            await provisioner.profilesChanged()
         case .deviceActivated(let device, let joined):
             let connection = ConnectionID(ConnectionReference(joined)?.text ?? "")
             await engine.joined(InterfaceID(device.interfaceName), network: Self.network(joined), connection: connection)

@@ -149,6 +149,14 @@ actor ProfileProvisioner {
         requestReconcile()
     }
 
+    /// A profile was added or deleted: the user's own profile for a network (which keeps the
+    /// daemon from provisioning it) may have gone, or come, or the daemon's was deleted by someone
+    /// else. Planned again now rather than at the next scan or device change: a desktop user who
+    /// deleted their profile and then picks the network joins with the provisioned one.
+    func profilesChanged() {
+        requestReconcile()
+    }
+
     /// A device changed state: a profile kept only because it was in use may go now. NetworkManager
     /// lists the active connection for a moment after the device leaves ACTIVATED, so this looks
     /// now and once more a little later.

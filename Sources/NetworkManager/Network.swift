@@ -162,6 +162,9 @@ public enum NetworkManagerEvent: Sendable {
     /// client rebuilds at once as after a restart (`.managerAvailable(false)`, then `true` and a
     /// fresh snapshot), so nothing the dropped signals announced is lost.
     case overloaded(droppedSignals: Int)
+    /// A profile (`Settings.Connection`) appeared on or left the bus: someone added one, or
+    /// deleted one (the desktop's "Forget"). Not reported for the snapshot's own profiles.
+    case profilesChanged
     /// NetworkManager's own connectivity-check setting (`ConnectivityCheckEnabled`,
     /// `ConnectivityCheckUri`) after the snapshot and whenever it changes; nil while NetworkManager
     /// is away or does not say. Reported only when it differs from the last report.

@@ -491,10 +491,14 @@ public actor NetworkManagerClient {
                 // An activation began: read its profile now, not when the device is up.
                 _ = await connectionSettings(profile)
             }
+            if !reconciling, interfaces[NetworkManagerNames.settingsConnection.rawValue] != nil { emit(.profilesChanged) }
         case (NetworkManagerNames.objectManager.rawValue, "InterfacesRemoved"):
             guard signal.body.count == 2, let path = signal.body[0].objectPath, let names = signal.body[1].strings else { return }
             model.objects.removed(path, names)
-            if names.contains(NetworkManagerNames.settingsConnection.rawValue) { model.settings[path] = nil }
+            if names.contains(NetworkManagerNames.settingsConnection.rawValue) {
+                model.settings[path] = nil
+                if !reconciling { emit(.profilesChanged) }
+            }
             if names.contains(NetworkManagerNames.accessPoint.rawValue) { model.accessPointProperties[path] = nil }
         case (NetworkManagerNames.settingsConnection.rawValue, "Updated"):
             model.settings[signal.path] = nil

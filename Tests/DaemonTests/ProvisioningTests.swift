@@ -109,6 +109,25 @@ struct ProvisioningTests {
         #expect(methods.allSatisfy { $0 == "GetSettings" || $0 == "GetAll" }, "the user's profile was modified: \(methods)")
     }
 
+    /// The user's own profile keeps the daemon from provisioning that network; when the user
+    /// deletes it (the desktop's "Forget"), the network is provisioned at once, with no scan, claim
+    /// or join in between (it used to wait for the next one: a user who then picked the network
+    /// joined without the helper's password).
+    @Test func deletingTheUsersOwnProfileProvisionsTheNetworkAtOnce() async throws {
+        let s = try await Self.provisioned().s
+        let user = try #require(try await s.mock("AddWiFiConnection", [.string(s.device), .string("mine"), .string("CoffeeShop"), .string("")])
+            .first?.string)
+        try await Self.rescan(s, 1)
+        try await Self.eventually(s, "our profile stayed beside the user's") {
+            try await Self.profiles(s, "CoffeeShop").map(\.path.rawValue) == [user]
+        }
+
+        try await NetworkManagerClient(connection: s.client).deleteProfile(ObjectPath(user))
+        try await Self.eventually(s, "the network was not provisioned after the user's profile went") {
+            try await Self.profiles(s, "CoffeeShop").contains(where: \.isProvisioned)
+        }
+    }
+
     @Test func aNetworkOutOfRangeKeepsItsProfile() async throws {
         let (s, _, script, ours) = try await Self.provisioned()
         let before = script.received.filter { $0 == .filterScanList }.count
