@@ -782,6 +782,9 @@ GROUPS = {
     "nm": [scan_list, not_captive, click_through, wispr, capport, helper_failure, needs_user, hung_helper],
     # The link around a sign-in: the passwords NetworkManager asks for, DHCP's portal option,
     # roaming and NetworkManager's restart (its own access points: Office, HomeNet, RoamNet, CapNet).
+    # password-root-agent's join leaves a profile of root's for Office, which keeps the daemon from
+    # provisioning it until the scenario deletes it: provisioned-password then needs the daemon
+    # to notice the deletion.
     "links": [password_as_root, provisioned_password, rfc8910, roaming, roaming_bssid, nm_restart],
 }
 NAMES = {scan_list: "scan-list", not_captive: "not-captive", click_through: "click-through-signin", wispr: "wispr-signin",
