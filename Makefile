@@ -64,8 +64,8 @@ build: build-deps
 # - The lab starts the moment the release build has passed, beside the rest (its boots side by
 #   side; Tests/Lab/run-lab --sequential does not): under QEMU's emulation the release programs
 #   start in a fraction of the debug ones' time and use a third less CPU.
-# - The release build and then the lab are the longest path (11 and 11 minutes on a fresh 2-core
-#   machine, against 9 for the debug build and 5 for the Swift tests after it), so the release
+# - The release build and then the lab are the longest path (10.5 and 9.5 minutes on a fresh 2-core
+#   machine, against 9 for the debug build and 6 for the Swift tests after it), so the release
 #   build has the cores first: the debug build runs at a lower priority (nice) and takes what it
 #   and the lab's guests leave. Not the roots: the Swift tests wait for them, and under nice they
 #   were made 5 minutes after the debug build was done (7 minutes otherwise).

@@ -529,27 +529,32 @@ def roaming_bssid(lab):
         raise Failed(f"the daemon's Network still names BSSID {bssid} after NetworkManager moved to {other}")
 
 
-def nm_lists(lab, bssids, timeout=90):
-    """Waits until NetworkManager lists every access point in `bssids` on wlan0, asking it to rescan
-    while one is missing: under TCG a scan can miss an access point's answer (a run once saw seven
-    of the eight at the start, and later NetworkManager never took the missed one as its active
-    access point when wpa_supplicant roamed to it)."""
-    def listed():
-        if set(bssids) <= set(lab.bus.access_points()):
-            return True
+def rescanning(what, condition, timeout=90):
+    """Waits until `condition` returns a true value (returned), asking NetworkManager to rescan
+    wlan0 whenever it does not hold: under TCG a scan can miss an access point's answer, and an
+    idle device's next scan may be two minutes away."""
+    def check():
+        value = condition()
+        if value:
+            return value
         nmcli("device", "wifi", "rescan", "ifname", "wlan0", check=False)
         time.sleep(2)
-        return set(bssids) <= set(lab.bus.access_points())
-    wait(f"NetworkManager listing {', '.join(sorted(bssids))} on wlan0", listed, timeout, interval=1)
+        return condition()
+    return wait(what, check, timeout, interval=1)
+
+
+def nm_lists(lab, bssids, timeout=90):
+    """Waits until NetworkManager lists every access point in `bssids` on wlan0 (a run once saw
+    seven of the eight at the start, and later NetworkManager never took the missed one as its
+    active access point when wpa_supplicant roamed to it)."""
+    rescanning(f"NetworkManager listing {', '.join(sorted(bssids))} on wlan0",
+               lambda: set(bssids) <= set(lab.bus.access_points()), timeout)
 
 
 def visible(ssid, timeout=90):
-    """Waits until NetworkManager lists `ssid` on wlan0 (rescanning)."""
-    def listed():
-        nmcli("device", "wifi", "rescan", "ifname", "wlan0", check=False)
-        time.sleep(2)
-        return ssid in nmcli("-t", "-f", "SSID", "device", "wifi", "list", "ifname", "wlan0", "--rescan", "no", check=False).split("\n")
-    wait(f"{ssid} in NetworkManager's scan list", listed, timeout, interval=1)
+    """Waits until NetworkManager lists `ssid` on wlan0."""
+    rescanning(f"{ssid} in NetworkManager's scan list", lambda: ssid in nmcli(
+        "-t", "-f", "SSID", "device", "wifi", "list", "ifname", "wlan0", "--rescan", "no", check=False).split("\n"), timeout)
 
 
 def nm_restart(lab):
@@ -610,17 +615,8 @@ def provisioned_password(lab):
     `nmcli dev wifi connect Office`, activating the provisioned profile and autoconnect all join
     with the profile's password, and the desktop agent is never asked."""
     # The daemon makes a profile only for a network it saw in two scan lists 30 s apart (a beacon
-    # flood mints none): NetworkManager's idle scans come every few seconds to two minutes, so ask
-    # it for some (the links boot gets here about a minute after the daemon started).
-    rescanned = [0.0]
-
-    def provisioned():
-        found = provisioned_profiles()
-        if not found and now() - rescanned[0] > 10:
-            nmcli("device", "wifi", "rescan", "ifname", "wlan0", check=False)
-            rescanned[0] = now()
-        return found
-    uuid = wait("the daemon's provisioned in-memory profile for Office", provisioned, 120, interval=1)[0]
+    # flood mints none); the links boot gets here about a minute after the daemon started.
+    uuid = rescanning("the daemon's provisioned in-memory profile for Office", provisioned_profiles, 120)[0]
     shown = nmcli("-g", "802-11-wireless.ssid,802-11-wireless-security.psk-flags,connection.permissions", "connection", "show", "uuid", uuid)
     if shown.split("\n")[:2] != ["Office", "0"]:
         raise Failed(f"the provisioned profile shows (ssid, psk-flags) {shown.split(chr(10))[:2]}, expected Office with psk-flags 0")
